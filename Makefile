@@ -1,0 +1,83 @@
+# Changeset evolution for Git: build a patched git 2.55.0 from a pinned
+# upstream. See README.md for the layout and the targets.
+
+SHELL = /bin/sh
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+BUILD = build
+TREE = $(BUILD)/git
+VANILLA = $(BUILD)/vanilla
+LEAK = $(BUILD)/leak
+
+# Upstream's default options plus what a distribution's git links. Rust is
+# upstream's default; without cargo, build without it.
+GIT_OPTS = USE_LIBPCRE=YesPlease
+ifeq ($(shell command -v cargo 2>/dev/null),)
+GIT_OPTS += NO_RUST=YesPlease
+endif
+ifdef DEVELOPER
+GIT_OPTS += DEVELOPER=$(DEVELOPER)
+endif
+ifdef prefix
+GIT_OPTS += prefix=$(prefix)
+endif
+
+# Passed on to the scripts.
+export UPSTREAM_TARBALL UPSTREAM_GIT UPSTREAM_SHA256 T
+
+.PHONY: all deps fetch assemble vanilla leak test test-ours test-leak \
+	test-upstream demo install clean distclean
+
+all: assemble
+	$(MAKE) -C $(TREE) -j$(JOBS) $(GIT_OPTS) all
+	@ln -sfn git/bin-wrappers $(BUILD)/bin
+
+deps:
+	@sh scripts/install-deps.sh
+
+fetch: deps
+	@sh scripts/fetch-upstream.sh
+
+assemble: fetch
+	@sh scripts/assemble.sh $(TREE)
+
+# The unmodified upstream, built from the same source with the same options.
+vanilla: fetch
+	@test -d $(VANILLA) || cp -a $(BUILD)/upstream $(VANILLA)
+	$(MAKE) -C $(VANILLA) -j$(JOBS) $(GIT_OPTS) all
+	@ln -sfn bin-wrappers $(VANILLA)/bin
+
+# The patched tree once more, built with LeakSanitizer.
+leak: fetch
+	@sh scripts/assemble.sh $(LEAK)
+	$(MAKE) -C $(LEAK) -j$(JOBS) $(GIT_OPTS) SANITIZE=leak all
+
+# make test: our tests (both ref backends, then under LeakSanitizer), then
+# the whole upstream suite. make test T=t9990-changes.sh: just those scripts.
+test: all
+	@sh scripts/run-tests.sh ours $(TREE)
+ifndef T
+	@$(MAKE) --no-print-directory test-leak
+	@sh scripts/run-tests.sh upstream $(TREE)
+endif
+
+test-ours: all
+	@sh scripts/run-tests.sh ours $(TREE)
+
+test-leak: leak
+	@sh scripts/run-tests.sh ours $(LEAK)
+
+test-upstream: all
+	@sh scripts/run-tests.sh upstream $(TREE)
+
+demo: all
+	@sh scripts/demo.sh $(BUILD)/bin/git
+
+install: all
+	$(MAKE) -C $(TREE) $(GIT_OPTS) install
+
+clean:
+	rm -rf $(TREE) $(LEAK) $(BUILD)/bin $(BUILD)/stage $(BUILD)/stage.list
+
+distclean:
+	rm -rf $(BUILD)

@@ -1,0 +1,259 @@
+/*
+ * "git change": list, update and delete changes, the branches of
+ * metacommits under refs/metas/ that record how commits evolve.
+ */
+
+/* for DEFAULT_ABBREV, which depends on the core.abbrev config */
+#define USE_THE_REPOSITORY_VARIABLE
+
+#include "builtin.h"
+#include "change-table.h"
+#include "commit.h"
+#include "config.h"
+#include "environment.h"
+#include "gettext.h"
+#include "hex.h"
+#include "metacommit.h"
+#include "object-name.h"
+#include "parse-options.h"
+#include "refs.h"
+#include "repository.h"
+#include "string-list.h"
+#include "strbuf.h"
+#include "wildmatch.h"
+
+#define BUILTIN_CHANGE_LIST_USAGE \
+	N_("git change list [<pattern>...]")
+#define BUILTIN_CHANGE_UPDATE_USAGE \
+	N_("git change update [-c <commit>] [-r <commit>...] [-o <commit>...] [-g <change>] [-n] [--force]")
+#define BUILTIN_CHANGE_DELETE_USAGE \
+	N_("git change delete <change>...")
+
+/* Show "refs/metas/foo" as "metas/foo", like "refname:lstrip=1". */
+static const char *display_name(const char *refname)
+{
+	skip_prefix(refname, "refs/", &refname);
+	return refname;
+}
+
+static int matches_any(const char *refname, const struct string_list *patterns)
+{
+	const struct string_list_item *item;
+
+	if (!patterns->nr)
+		return 1;
+	for_each_string_list_item(item, patterns)
+		if (!wildmatch(item->string, refname, 0))
+			return 1;
+	return 0;
+}
+
+static int change_list(int argc, const char **argv, const char *prefix,
+		       struct repository *repo)
+{
+	const char * const usage[] = {
+		BUILTIN_CHANGE_LIST_USAGE,
+		NULL,
+	};
+	struct option options[] = {
+		OPT_END(),
+	};
+	struct string_list patterns = STRING_LIST_INIT_DUP;
+	struct string_list refnames = STRING_LIST_INIT_NODUP;
+	struct string_list_item *item;
+	struct change_table table;
+
+	argc = parse_options(argc, argv, prefix, options, usage, 0);
+
+	for (int i = 0; i < argc; i++) {
+		struct strbuf pattern = STRBUF_INIT;
+
+		strbuf_add_change_refname(&pattern, argv[i]);
+		string_list_append_nodup(&patterns, strbuf_detach(&pattern, NULL));
+	}
+
+	change_table_init(&table);
+	change_table_add_all_visible(&table, repo);
+	change_table_refnames(&table, &refnames);
+	for_each_string_list_item(item, &refnames)
+		if (matches_any(item->string, &patterns))
+			printf("%s\n", display_name(item->string));
+
+	string_list_clear(&refnames, 0);
+	change_table_clear(&table);
+	string_list_clear(&patterns, 0);
+	return 0;
+}
+
+static void resolve_commit(struct repository *repo, const char *name,
+			   struct object_id *oid)
+{
+	struct commit *commit;
+
+	if (repo_get_oid_committish(repo, name, oid))
+		die(_("'%s' is not a valid commit"), name);
+	commit = lookup_commit_reference_gently(repo, oid, 1);
+	if (!commit)
+		die(_("'%s' does not point to a commit"), name);
+	oidcpy(oid, &commit->object.oid);
+}
+
+static void resolve_commits(struct repository *repo,
+			    const struct string_list *names,
+			    struct oid_array *oids)
+{
+	const struct string_list_item *item;
+
+	for_each_string_list_item(item, names) {
+		struct object_id oid;
+
+		resolve_commit(repo, item->string, &oid);
+		oid_array_append(oids, &oid);
+	}
+}
+
+static int change_update(int argc, const char **argv, const char *prefix,
+			 struct repository *repo)
+{
+	const char * const usage[] = {
+		BUILTIN_CHANGE_UPDATE_USAGE,
+		NULL,
+	};
+	const char *content = "HEAD";
+	const char *change = NULL;
+	struct string_list replace = STRING_LIST_INIT_NODUP;
+	struct string_list origin = STRING_LIST_INIT_NODUP;
+	unsigned flags = 0;
+	struct option options[] = {
+		OPT_STRING('c', "content", &content, N_("commit"),
+			   N_("the new content commit of the change (default: HEAD)")),
+		OPT_STRING_LIST('r', "replace", &replace, N_("commit"),
+				N_("mark the given commit as obsoleted by the content")),
+		OPT_STRING_LIST('o', "origin", &origin, N_("commit"),
+				N_("mark the given commit as the origin of the content")),
+		OPT_STRING('g', "change", &change, N_("change"),
+			   N_("name of the change to create or update")),
+		OPT_BIT('n', "new", &flags,
+			N_("create a new change instead of appending to existing ones"),
+			METACOMMIT_UPDATE_NOAPPEND),
+		OPT_BIT(0, "force", &flags,
+			N_("allow a change to be updated to an unrelated commit"),
+			METACOMMIT_UPDATE_FORCE),
+		OPT_END(),
+	};
+	struct metacommit_data metacommit = METACOMMIT_DATA_INIT;
+	struct string_list changes = STRING_LIST_INIT_DUP;
+	struct string_list_item *item;
+	struct strbuf err = STRBUF_INIT;
+	int ret;
+
+	argc = parse_options(argc, argv, prefix, options, usage, 0);
+	if (argc)
+		usage_with_options(usage, options);
+	if (change && (flags & METACOMMIT_UPDATE_NOAPPEND))
+		die(_("options '%s' and '%s' cannot be used together"),
+		    "--change", "--new");
+
+	resolve_commit(repo, content, &metacommit.content);
+	resolve_commits(repo, &replace, &metacommit.replace);
+	resolve_commits(repo, &origin, &metacommit.origin);
+
+	ret = record_metacommit(repo, &metacommit, change, flags,
+				"change update", &changes, &err);
+	if (ret)
+		error("%s", err.buf);
+	for_each_string_list_item(item, &changes)
+		printf(item->util ? _("Updated change %s\n") :
+		       _("Created change %s\n"), display_name(item->string));
+
+	string_list_clear(&changes, 1);
+	metacommit_data_clear(&metacommit);
+	string_list_clear(&replace, 0);
+	string_list_clear(&origin, 0);
+	strbuf_release(&err);
+	return !!ret;
+}
+
+static int change_delete(int argc, const char **argv, const char *prefix,
+			 struct repository *repo)
+{
+	const char * const usage[] = {
+		BUILTIN_CHANGE_DELETE_USAGE,
+		NULL,
+	};
+	struct option options[] = {
+		OPT_END(),
+	};
+	struct string_list refnames = STRING_LIST_INIT_DUP;
+	struct string_list_item *item;
+	struct strbuf refname = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
+	int ret = 0;
+
+	argc = parse_options(argc, argv, prefix, options, usage, 0);
+	if (!argc)
+		usage_with_options(usage, options);
+
+	/* Delete all or nothing: check every name first. */
+	for (int i = 0; i < argc; i++) {
+		struct object_id oid;
+
+		strbuf_reset(&refname);
+		strbuf_add_change_refname(&refname, argv[i]);
+		if (check_refname_format(refname.buf, 0) ||
+		    refs_read_ref(get_main_ref_store(repo), refname.buf, &oid)) {
+			ret = error(_("change '%s' not found"), argv[i]);
+			continue;
+		}
+		if (!unsorted_string_list_has_string(&refnames, refname.buf))
+			string_list_append(&refnames, refname.buf)->util = oiddup(&oid);
+	}
+
+	if (!ret && delete_changes(repo, &refnames, "change delete", &err))
+		ret = error("%s", err.buf);
+	if (!ret)
+		for_each_string_list_item(item, &refnames)
+			printf(_("Deleted change '%s' (was %s)\n"),
+			       display_name(item->string),
+			       repo_find_unique_abbrev(repo, item->util,
+						       DEFAULT_ABBREV));
+
+	string_list_clear(&refnames, 1);
+	strbuf_release(&refname);
+	strbuf_release(&err);
+	return !!ret;
+}
+
+int cmd_change(int argc,
+	       const char **argv,
+	       const char *prefix,
+	       struct repository *repo)
+{
+	const char * const usage[] = {
+		BUILTIN_CHANGE_LIST_USAGE,
+		BUILTIN_CHANGE_UPDATE_USAGE,
+		BUILTIN_CHANGE_DELETE_USAGE,
+		NULL,
+	};
+	parse_opt_subcommand_fn *fn = NULL;
+	struct option options[] = {
+		OPT_SUBCOMMAND("list", &fn, change_list),
+		OPT_SUBCOMMAND("update", &fn, change_update),
+		OPT_SUBCOMMAND("delete", &fn, change_delete),
+		OPT_END(),
+	};
+
+	repo_config(repo, git_default_config, NULL);
+	argc = parse_options(argc, argv, prefix, options, usage,
+			     PARSE_OPT_SUBCOMMAND_OPTIONAL);
+	if (!fn) {
+		const char *list_argv[] = { "list", NULL };
+
+		if (argc) {
+			error(_("unknown subcommand: `%s'"), argv[0]);
+			usage_with_options(usage, options);
+		}
+		return change_list(1, list_argv, prefix, repo);
+	}
+	return fn(argc, argv, prefix, repo);
+}

@@ -1,0 +1,166 @@
+#include "git-compat-util.h"
+#include "change-table.h"
+#include "commit.h"
+#include "gettext.h"
+#include "metacommit.h"
+#include "refs.h"
+#include "repository.h"
+#include "string-list.h"
+#include "strbuf.h"
+
+/* The refnames of the changes that reference one object. */
+struct change_table_entry {
+	struct oidmap_entry entry;
+	struct strset refnames;
+};
+
+void change_table_init(struct change_table *table)
+{
+	mem_pool_init(&table->memory_pool, 0);
+	oidmap_init(&table->oid_to_changes, 0);
+	strmap_init_with_options(&table->refname_to_change_head,
+				 &table->memory_pool, 1);
+}
+
+void change_table_clear(struct change_table *table)
+{
+	struct oidmap_iter iter;
+	struct change_table_entry *entry;
+
+	oidmap_iter_init(&table->oid_to_changes, &iter);
+	while ((entry = oidmap_iter_next(&iter)))
+		strset_clear(&entry->refnames);
+
+	/* The entries and heads themselves live in the memory pool. */
+	oidmap_clear(&table->oid_to_changes, 0);
+	strmap_clear(&table->refname_to_change_head, 0);
+	mem_pool_discard(&table->memory_pool, 0);
+}
+
+static void index_change(struct change_table *table,
+			 const struct object_id *oid, const char *refname)
+{
+	struct change_table_entry *entry;
+
+	entry = oidmap_get(&table->oid_to_changes, oid);
+	if (!entry) {
+		entry = mem_pool_calloc(&table->memory_pool, 1, sizeof(*entry));
+		oidcpy(&entry->entry.oid, oid);
+		strset_init(&entry->refnames);
+		oidmap_put(&table->oid_to_changes, entry);
+	}
+	strset_add(&entry->refnames, refname);
+}
+
+int change_table_add(struct change_table *table, struct repository *r,
+		     const char *refname, struct commit *head,
+		     struct strbuf *err)
+{
+	struct metacommit_data data = METACOMMIT_DATA_INIT;
+	struct change_head *change;
+	int type;
+
+	type = parse_metacommit(r, head, &data, err);
+	if (type < 0)
+		return -1;
+
+	change = mem_pool_calloc(&table->memory_pool, 1, sizeof(*change));
+	oidcpy(&change->head, &head->object.oid);
+	if (type == METACOMMIT_TYPE_NONE)
+		oidcpy(&change->content, &head->object.oid);
+	else
+		oidcpy(&change->content, &data.content);
+	change->abandoned = type == METACOMMIT_TYPE_ABANDONED;
+	change->remote = starts_with(refname, "refs/remotes/");
+	change->hidden = starts_with(refname, "refs/hiddenmetas/");
+	metacommit_data_clear(&data);
+
+	strmap_put(&table->refname_to_change_head, refname, change);
+
+	index_change(table, &change->head, refname);
+	if (!oideq(&change->content, &change->head))
+		index_change(table, &change->content, refname);
+	return 0;
+}
+
+struct add_change_cb {
+	struct change_table *table;
+	struct repository *repo;
+};
+
+static int add_change_ref(const struct reference *ref, void *cb_data)
+{
+	struct add_change_cb *cb = cb_data;
+	struct strbuf err = STRBUF_INIT;
+	struct commit *commit;
+
+	/*
+	 * Anybody can put anything under refs/metas/ (e.g. with update-ref);
+	 * that must not prevent working with the other changes.
+	 */
+	commit = lookup_commit_reference_gently(cb->repo, ref->oid, 1);
+	if (!commit || repo_parse_commit(cb->repo, commit))
+		warning(_("ignoring '%s': it does not point to a commit"),
+			ref->name);
+	else if (change_table_add(cb->table, cb->repo, ref->name, commit, &err))
+		warning(_("ignoring '%s': %s"), ref->name, err.buf);
+
+	strbuf_release(&err);
+	return 0;
+}
+
+void change_table_add_all_visible(struct change_table *table,
+				  struct repository *r)
+{
+	struct add_change_cb cb = {
+		.table = table,
+		.repo = r,
+	};
+	struct refs_for_each_ref_options opts = {
+		.prefix = CHANGES_REF_PREFIX,
+	};
+
+	refs_for_each_ref_ext(get_main_ref_store(r), add_change_ref, &cb, &opts);
+}
+
+struct change_head *change_table_get(struct change_table *table,
+				     const char *refname)
+{
+	return strmap_get(&table->refname_to_change_head, refname);
+}
+
+void change_table_refnames(struct change_table *table, struct string_list *out)
+{
+	struct hashmap_iter iter;
+	struct strmap_entry *entry;
+
+	strmap_for_each_entry(&table->refname_to_change_head, &iter, entry)
+		string_list_append(out, entry->key);
+	string_list_sort(out);
+}
+
+int change_table_for_each_referencing(struct change_table *table,
+				      const struct object_id *oid,
+				      each_change_fn fn, void *cb_data)
+{
+	struct change_table_entry *entry;
+	struct hashmap_iter iter;
+	struct strmap_entry *e;
+	int ret;
+
+	entry = oidmap_get(&table->oid_to_changes, oid);
+	if (!entry)
+		return 0;
+	strset_for_each_entry(&entry->refnames, &iter, e) {
+		ret = fn(e->key, cb_data);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int change_table_has_change_referencing(struct change_table *table,
+					const struct object_id *oid)
+{
+	return !!oidmap_get(&table->oid_to_changes, oid);
+}

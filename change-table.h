@@ -1,0 +1,86 @@
+#ifndef CHANGE_TABLE_H
+#define CHANGE_TABLE_H
+
+#include "mem-pool.h"
+#include "oidmap.h"
+#include "strmap.h"
+
+struct commit;
+struct repository;
+struct strbuf;
+struct string_list;
+
+/*
+ * A change table holds the heads of a set of changes (refs under
+ * refs/metas/) and maps a commit to the changes that reference it
+ * directly: the changes whose head is that commit, and those whose head is
+ * a metacommit with that commit as its content. Commits further down the
+ * history of a change are not indexed.
+ */
+
+/* The head of a single change. */
+struct change_head {
+	/* What the change ref points to: a commit or a metacommit. */
+	struct object_id head;
+	/* The latest content commit of the change; never a metacommit. */
+	struct object_id content;
+	/*
+	 * abandoned: the content commit should be removed from history.
+	 * hidden: an inactive change from refs/hiddenmetas/.
+	 * remote: a change from refs/remotes/<remote>/metas/.
+	 */
+	unsigned abandoned:1,
+		 hidden:1,
+		 remote:1;
+};
+
+/* All fields are private: use the functions below. */
+struct change_table {
+	/* Owns the change_head and index entries. */
+	struct mem_pool memory_pool;
+	/* object_id -> set of refnames referencing it. */
+	struct oidmap oid_to_changes;
+	/* refname -> struct change_head. */
+	struct strmap refname_to_change_head;
+};
+
+void change_table_init(struct change_table *table);
+void change_table_clear(struct change_table *table);
+
+/*
+ * Add the change `refname` whose head is `head`. Returns -1 with a message in
+ * `err` if `head` is a malformed metacommit, 0 otherwise.
+ */
+int change_table_add(struct change_table *table, struct repository *r,
+		     const char *refname, struct commit *head,
+		     struct strbuf *err);
+
+/*
+ * Add all local changes (refs/metas/). Refs that do not point to a commit,
+ * or point to a malformed metacommit, are skipped with a warning.
+ */
+void change_table_add_all_visible(struct change_table *table,
+				  struct repository *r);
+
+/* Return the head of the change `refname`, or NULL if there is none. */
+struct change_head *change_table_get(struct change_table *table,
+				     const char *refname);
+
+/* Append the refnames of all changes in the table to `out`, then sort it. */
+void change_table_refnames(struct change_table *table, struct string_list *out);
+
+typedef int each_change_fn(const char *refname, void *cb_data);
+
+/*
+ * Call `fn` for each change referencing `oid` (see above), in no particular
+ * order. Stops at and returns the first non-zero return value of `fn`.
+ */
+int change_table_for_each_referencing(struct change_table *table,
+				      const struct object_id *oid,
+				      each_change_fn fn, void *cb_data);
+
+/* Return 1 if some change references `oid`, 0 otherwise. */
+int change_table_has_change_referencing(struct change_table *table,
+					const struct object_id *oid);
+
+#endif /* CHANGE_TABLE_H */

@@ -1,0 +1,146 @@
+#ifndef METACOMMIT_H
+#define METACOMMIT_H
+
+#include "hash.h"
+#include "oid-array.h"
+
+struct commit;
+struct repository;
+struct strbuf;
+struct string_list;
+
+/*
+ * A metacommit records how one commit (its "content") was produced from
+ * others. It is a commit with the empty tree whose parents are described,
+ * in order, by the "parent-type" header that follows "committer":
+ *
+ *   c  the content commit (always the first parent), or
+ *   a  the content of an abandoned change, instead of "c";
+ *   r  a commit made obsolete by the content commit;
+ *   o  a commit the content commit was cherry-picked from.
+ *
+ * A branch of metacommits under refs/metas/ is a "change"; see the evolve
+ * design document (Documentation/technical/evolve).
+ */
+#define METACOMMIT_HEADER "parent-type"
+
+/* Where change refs live. */
+#define CHANGES_REF_PREFIX "refs/metas/"
+
+struct metacommit_data {
+	/* The content (or, if abandoned, the abandoned) commit. */
+	struct object_id content;
+	/* Commits obsoleted by the content commit, in parent order. */
+	struct oid_array replace;
+	/* Commits the content commit was copied from, in parent order. */
+	struct oid_array origin;
+	unsigned abandoned:1;
+};
+
+#define METACOMMIT_DATA_INIT { \
+	.replace = OID_ARRAY_INIT, \
+	.origin = OID_ARRAY_INIT, \
+}
+
+void metacommit_data_clear(struct metacommit_data *data);
+
+enum metacommit_type {
+	/* A normal commit, i.e. not a metacommit. */
+	METACOMMIT_TYPE_NONE = 0,
+	/* A metacommit whose first parent is the content commit. */
+	METACOMMIT_TYPE_NORMAL,
+	/* A metacommit whose first parent is an abandoned commit. */
+	METACOMMIT_TYPE_ABANDONED,
+};
+
+/*
+ * Classify `commit`. Only the commit header is looked at, so a commit whose
+ * message merely contains a "parent-type" line is a normal commit.
+ *
+ * Returns the `enum metacommit_type` of the commit. If it is a metacommit and
+ * `data` is not NULL, `data` (which must be initialized) is filled with its
+ * parents. A metacommit whose "parent-type" header does not describe its
+ * parents is malformed: then -1 is returned, `data` is left empty and the
+ * reason is appended to `err`.
+ */
+int parse_metacommit(struct repository *r, struct commit *commit,
+		     struct metacommit_data *data, struct strbuf *err);
+
+/*
+ * Write a metacommit for `data` with the (human-readable) message `message`,
+ * which describes the operation that produced it, such as "amend". The empty
+ * tree is written to the object database as well. Returns 0 and stores the
+ * new object name in `result` on success, -1 with a message in `err`
+ * otherwise.
+ */
+int write_metacommit(struct repository *r, const struct metacommit_data *data,
+		     const char *message, struct object_id *result,
+		     struct strbuf *err);
+
+/*
+ * Append the full refname of the change called `name` to `refname`. A change
+ * may be named "<name>", "metas/<name>" or "refs/metas/<name>". The result is
+ * not checked for validity (this is also used for patterns).
+ */
+void strbuf_add_change_refname(struct strbuf *refname, const char *name);
+
+/* Allow a change to be moved to a commit that does not replace its head. */
+#define METACOMMIT_UPDATE_FORCE    (1 << 0)
+/*
+ * Never advance an existing change: always create a new one. Replaced and
+ * origin parents are still recorded as the heads of the changes that
+ * contain them, so no history is lost.
+ */
+#define METACOMMIT_UPDATE_NOAPPEND (1 << 1)
+
+/*
+ * Record the relationships described by `metacommit` in the repository.
+ *
+ * If `change` is NULL, every change whose head (or the head's content) is
+ * one of the replaced commits is advanced, and the heads of those changes
+ * become the replaced parents of the new metacommit. If there is no such
+ * change, a new one is created with a name derived from the subject of the
+ * content commit. Nothing is done if the metacommit would only name its
+ * content and some change already has that content.
+ *
+ * If `change` is given (in any form accepted by strbuf_add_change_refname()),
+ * only that change is created or updated. Unless METACOMMIT_UPDATE_FORCE is
+ * given, an existing change is only updated if its head is replaced.
+ *
+ * If the metacommit has no replaced or origin parents and is not abandoned,
+ * the change points at the content commit itself rather than at a trivial
+ * metacommit.
+ *
+ * `reason` is used as the metacommit's message and the reflog message.
+ * All refs are updated in a single transaction that verifies their old
+ * values. If `changes` is not NULL, the refnames of the updated changes are
+ * appended to it, each with a `util` pointing to a newly allocated copy of
+ * the previous head, or NULL for a created change (free the list with
+ * `string_list_clear(changes, 1)`).
+ *
+ * Returns 0 on success, -1 with a message in `err` on failure.
+ */
+int record_metacommit(struct repository *r,
+		      const struct metacommit_data *metacommit,
+		      const char *change, unsigned flags, const char *reason,
+		      struct string_list *changes, struct strbuf *err);
+
+/*
+ * To be called by commands with "modify" semantics, which create
+ * `new_commit` as a replacement of `old_commit` (e.g. "commit --amend"):
+ * records the replacement in the change graph, so that the descendants of
+ * the old commit can later be moved onto the new one. `reason` describes the
+ * operation, as in record_metacommit().
+ */
+int modify_change(struct repository *r, const struct object_id *old_commit,
+		  const struct object_id *new_commit, const char *reason,
+		  struct strbuf *err);
+
+/*
+ * Delete the changes in `refnames` (full refnames, each `util` pointing to
+ * the object name the ref is expected to have) in one transaction.
+ */
+int delete_changes(struct repository *r, const struct string_list *refnames,
+		   const char *reason, struct strbuf *err);
+
+#endif /* METACOMMIT_H */

@@ -1,0 +1,58 @@
+#!/bin/sh
+# A short walkthrough of what the series does so far, run with the patched
+# git given as $1 (make demo passes build/bin/git) in a scratch repository.
+
+. "$(dirname "$0")/config.sh"
+
+git=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+test -x "$git" || die "no git at $1; run make first"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/evolve-demo.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+export GIT_AUTHOR_NAME="A U Thor" GIT_AUTHOR_EMAIL=author@example.com
+export GIT_COMMITTER_NAME="C O Mitter" GIT_COMMITTER_EMAIL=committer@example.com
+export GIT_CONFIG_NOSYSTEM=1 HOME=$work
+
+# Show each command, then run it; stop at the first failure.
+run () {
+	printf '\n$ %s\n' "$*"
+	"$@" || die "demo step failed: $*"
+}
+git () {
+	"$git" "$@"
+}
+
+run git --version
+run git init -q -b main demo
+cd demo || exit 1
+
+for name in parser lexer printer
+do
+	echo "$name" >"$name.c"
+	run git add "$name.c"
+	run git commit -q -m "Add the $name"
+	run git change update
+done
+
+run git change list
+
+echo; echo "# Amend the bottom commit and record that it replaces the old one"
+run git checkout -q HEAD~2
+old=$(git rev-parse HEAD)
+echo "int parse(void);" >>parser.c
+run git commit -q -a --amend --no-edit
+run git change update --replace "$old"
+run git change list
+
+echo; echo "# The change now points at a metacommit: empty tree, parent-type header"
+meta=$(git for-each-ref --format='%(refname)' --count=1 'refs/metas/*parser*')
+run git cat-file -p "$meta"
+
+echo; echo "# Changes can be deleted; fsck is happy with metacommits"
+run git change delete "${meta#refs/metas/}"
+run git change list
+run git fsck --no-progress
+
+echo; echo "Done: the demo ran with $git"

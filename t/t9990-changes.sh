@@ -1,0 +1,316 @@
+#!/bin/sh
+
+test_description='git change - low level meta-commit management'
+
+. ./test-lib.sh
+
+. "$TEST_DIRECTORY"/lib-rebase.sh
+
+# Check that a metacommit has the given parents in the given order, the
+# empty tree and the given message. Call with the name of the metacommit,
+# its message and pairs of parent type and parent.
+check_meta_commit () {
+	name=$1 &&
+	message=$2 &&
+	shift 2 &&
+	while test $# -gt 0
+	do
+		printf "%s %s\n" "$1" "$(git rev-parse --verify "$2")" &&
+		shift 2 || return 1
+	done >expect &&
+	git cat-file commit "$name" >metacommit &&
+	# only look at the header, up to the first empty line
+	sed -n -e "/^\$/q" -e "s/^parent //p" metacommit >parents &&
+	sed -n -e "/^\$/q" -e "s/^parent-type //p" metacommit >types.raw &&
+	test_line_count = 1 types.raw &&
+	tr " " "\n" <types.raw >types &&
+	paste -d " " types parents >actual &&
+	test_cmp expect actual &&
+	test_cmp_rev "$name^{tree}" $EMPTY_TREE &&
+	echo "$message" >expect &&
+	sed -e "1,/^\$/d" metacommit >actual &&
+	test_cmp expect actual
+}
+
+test_expect_success 'setup commits and meta-commits' '
+	for c in one two three
+	do
+		test_commit $c &&
+		git change update --content $c >actual 2>err &&
+		echo "Created change metas/$c" >expect &&
+		test_cmp expect actual &&
+		test_must_be_empty err &&
+		test_cmp_rev refs/metas/$c $c || return 1
+	done
+'
+
+test_expect_success 'no new change for a commit that has one' '
+	git change update --content two >actual 2>err &&
+	test_must_be_empty actual &&
+	test_must_be_empty err &&
+	git change list >actual &&
+	test_line_count = 3 actual
+'
+
+test_expect_success 'update meta-commits after rebase' '
+	(
+		set_fake_editor &&
+		FAKE_AMEND=edited &&
+		FAKE_LINES="reword 1 pick 2 fixup 3" &&
+		export FAKE_AMEND FAKE_LINES &&
+		git rebase -i --root
+	) &&
+
+	# update meta-commits
+	git change update --replace tags/one --content HEAD~1 >out 2>err &&
+	echo "Updated change metas/one" >expect &&
+	test_cmp expect out &&
+	test_must_be_empty err &&
+	git change update --replace tags/two --content HEAD@{2} &&
+	oid=$(git rev-parse --verify metas/two) &&
+	git change update --replace HEAD@{2} --replace tags/three \
+		--content HEAD >out &&
+	cat >expect <<-\EOF &&
+	Updated change metas/three
+	Updated change metas/two
+	EOF
+	sort out >actual &&
+	test_cmp expect actual &&
+
+	# check meta-commits
+	check_meta_commit metas/one "change update" c HEAD~1 r tags/one &&
+	check_meta_commit $oid "change update" c HEAD@{2} r tags/two &&
+	# NB this checks that "git change update" uses the meta-commit ($oid)
+	#    corresponding to the replaced commit (HEAD@{2} above) given on
+	#    the command line.
+	check_meta_commit metas/two "change update" \
+		c HEAD r $oid r tags/three &&
+	test_cmp_rev metas/three metas/two
+'
+
+test_expect_success 'metacommits are complete objects' '
+	empty_tree=$(git rev-parse --git-path objects/$(test_oid_to_path $EMPTY_TREE)) &&
+	test_path_is_file "$empty_tree" &&
+	git fsck --strict >out 2>&1 &&
+	test_grep ! "missing" out
+'
+
+test_expect_success 'override change name' '
+	git change update --change another-one --content one >actual &&
+	echo "Created change metas/another-one" >expect &&
+	test_cmp expect actual &&
+	test_cmp_rev metas/another-one one &&
+	git change update --change another-one --content one >actual &&
+	test_must_be_empty actual &&
+	git change update -g metas/yet-another -c one &&
+	test_cmp_rev refs/metas/yet-another one &&
+	git change update -g refs/metas/and-another -c one &&
+	test_cmp_rev refs/metas/and-another one &&
+	git change delete yet-another and-another
+'
+
+test_expect_success 'update an existing named change' '
+	test_commit four &&
+	git change update -g another-one -c four -r one >actual &&
+	echo "Updated change metas/another-one" >expect &&
+	test_cmp expect actual &&
+	check_meta_commit metas/another-one "change update" c four r one
+'
+
+test_expect_success 'invalid change name' '
+	test_must_fail git change update -g "a..b" -c one 2>err &&
+	test_grep "${SQ}a..b${SQ} is not a valid change name" err
+'
+
+test_expect_success 'non-fast forward meta-commit update refused' '
+	old=$(git rev-parse metas/one) &&
+	test_must_fail git change update --change one --content two \
+		>out 2>err &&
+	echo "error: non-fast-forward update to ${SQ}refs/metas/one${SQ}" \
+		>expect &&
+	test_cmp expect err &&
+	test_must_be_empty out &&
+	test_cmp_rev metas/one $old
+'
+
+test_expect_success 'forced non-fast forward update succeeds' '
+	git change update --change metas/one --content two --force \
+		>out 2>err &&
+	echo "Updated change metas/one" >expect &&
+	test_cmp expect out &&
+	test_must_be_empty err &&
+	test_cmp_rev metas/one two
+'
+
+test_expect_success 'list changes' '
+	cat >expect <<-\EOF &&
+	metas/another-one
+	metas/one
+	metas/three
+	metas/two
+	EOF
+	git change list >actual &&
+	test_cmp expect actual &&
+	git change >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'list changes matching patterns' '
+	cat >expect <<-\EOF &&
+	metas/one
+	metas/three
+	EOF
+	git change list one metas/thr* >actual &&
+	test_cmp expect actual &&
+	git change list "refs/metas/t*" >actual &&
+	cat >expect <<-\EOF &&
+	metas/three
+	metas/two
+	EOF
+	test_cmp expect actual &&
+	git change list nothing-matches >actual &&
+	test_must_be_empty actual
+'
+
+test_expect_success 'record a cherry-pick' '
+	git checkout --detach one &&
+	git cherry-pick four &&
+	git change update -o four >actual &&
+	echo "Created change metas/four" >expect &&
+	test_cmp expect actual &&
+	# "four" is the content of metas/another-one: its head is the origin
+	check_meta_commit metas/four "change update" c HEAD o metas/another-one
+'
+
+test_expect_success '--new creates a change even if one could be updated' '
+	old=$(git rev-parse metas/four) &&
+	git commit --amend -m "four amended" &&
+	git change update -n -r HEAD@{1} >actual &&
+	echo "Created change metas/four-amended" >expect &&
+	test_cmp expect actual &&
+	test_cmp_rev metas/four $old &&
+	check_meta_commit metas/four-amended "change update" c HEAD r metas/four
+'
+
+test_expect_success '--new and --change are incompatible' '
+	test_expect_code 128 git change update -n -g x 2>err &&
+	test_grep "cannot be used together" err
+'
+
+test_expect_success 'a parent-type line in a message is not a metacommit' '
+	git commit --allow-empty -m fake -m "parent-type c r" &&
+	git change update >actual &&
+	echo "Created change metas/fake" >expect &&
+	test_cmp expect actual &&
+	test_cmp_rev metas/fake HEAD &&
+	git change update -g fake -r HEAD -c HEAD~1 >actual &&
+	check_meta_commit metas/fake "change update" c HEAD~1 r HEAD
+'
+
+test_expect_success 'new change names are valid and unique' '
+	git update-ref refs/metas/dir/x HEAD &&
+	git commit --allow-empty -m dir &&
+	git commit --allow-empty -m "  a/b  c:d " &&
+	git commit --allow-empty --allow-empty-message -m "" &&
+	git commit --allow-empty -m "one" &&
+	git change update -c HEAD~3 &&
+	git change update -c HEAD~2 &&
+	git change update -c HEAD~1 &&
+	git change update -c HEAD &&
+	git change update -g change -c HEAD~3 --force &&
+	git commit --allow-empty -m "" --allow-empty-message &&
+	git change update >actual &&
+	cat >expect <<-\EOF &&
+	Created change metas/change-2
+	EOF
+	test_cmp expect actual &&
+	test_cmp_rev metas/dir-2 HEAD~4 &&
+	test_cmp_rev metas/a-b-c-d HEAD~3 &&
+	test_cmp_rev metas/one-2 HEAD~1 &&
+	test_cmp_rev metas/change-2 HEAD &&
+	git update-ref -d refs/metas/dir/x
+'
+
+test_expect_success 'delete change' '
+	one=$(git rev-parse --short metas/one) &&
+	git change delete metas/one >actual &&
+	echo "Deleted change ${SQ}metas/one${SQ} (was $one)" >expect &&
+	test_cmp expect actual &&
+	test_must_fail git rev-parse --verify -q refs/metas/one &&
+	git change delete refs/metas/two three &&
+	git change list >actual &&
+	test_grep ! -e "^metas/two\$" -e "^metas/three\$" actual
+'
+
+test_expect_success 'deleting an unknown change deletes nothing' '
+	test_must_fail git change delete another-one no-such-change 2>err &&
+	test_grep "change ${SQ}no-such-change${SQ} not found" err &&
+	git rev-parse --verify refs/metas/another-one
+'
+
+test_expect_success 'delete needs a change' '
+	test_expect_code 129 git change delete
+'
+
+test_expect_success 'unknown commit' '
+	test_expect_code 128 git change update -c no-such-commit 2>err &&
+	test_grep "${SQ}no-such-commit${SQ} is not a valid commit" err &&
+	test_expect_code 128 git change update -r no-such-commit 2>err &&
+	test_grep "${SQ}no-such-commit${SQ} is not a valid commit" err &&
+	test_expect_code 128 git change update -c HEAD^{tree} 2>err &&
+	test_grep "does not point to a commit" err
+'
+
+test_expect_success 'unknown subcommand' '
+	test_expect_code 129 git change frobnicate 2>err &&
+	test_grep "unknown subcommand: .frobnicate" err
+'
+
+test_expect_success 'a metacommit cannot be the content of a change' '
+	test_must_fail git change update -c metas/fake 2>err &&
+	test_grep "cannot be the content of a change" err
+'
+
+test_expect_success 'a blob under refs/metas/ is skipped' '
+	blob=$(echo blob | git hash-object -w --stdin) &&
+	git update-ref refs/metas/blob $blob &&
+	test_when_finished "git update-ref -d refs/metas/blob" &&
+	git change list >actual 2>err &&
+	test_grep "ignoring ${SQ}refs/metas/blob${SQ}: it does not point to a commit" err &&
+	test_grep ! blob actual &&
+	test_grep "^metas/fake\$" actual &&
+	git change update -c HEAD~2 -r HEAD~3 >actual 2>err &&
+	test_grep "Updated change metas/a-b-c-d" actual
+'
+
+test_expect_success 'malformed metacommits are rejected' '
+	for types in "c r" "x" "c x" "r" "c  " "c "
+	do
+		cat >malformed <<-EOF &&
+		tree $EMPTY_TREE
+		parent $(git rev-parse HEAD)
+		author A U Thor <author@example.com> 1112354055 +0200
+		committer C O Mitter <committer@example.com> 1112354055 +0200
+		parent-type $types
+
+		change update
+		EOF
+		bad=$(git hash-object -t commit -w malformed) &&
+		git update-ref refs/metas/malformed $bad &&
+		git change list >actual 2>err &&
+		test_grep "ignoring ${SQ}refs/metas/malformed${SQ}: metacommit $bad" err &&
+		test_grep ! malformed actual &&
+		test_must_fail git change update -c $bad 2>err &&
+		test_grep "error: metacommit $bad has" err || return 1
+	done &&
+	git update-ref -d refs/metas/malformed
+'
+
+test_expect_success 'changes work with any ref backend' '
+	git fsck --strict &&
+	git for-each-ref refs/metas/ >refs &&
+	git change list >actual &&
+	test_line_count = $(wc -l <refs) actual
+'
+
+test_done

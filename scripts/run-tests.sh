@@ -1,6 +1,7 @@
 #!/bin/sh
-# run-tests.sh ours <tree>:     our test scripts (or $T), with the files and
-#                               the reftable backend, and our unit tests;
+# run-tests.sh ours <tree>:     our test scripts (or $T) with each ref format
+#                               (files, reftable) and hash (sha1, sha256),
+#                               and our unit tests;
 # run-tests.sh upstream <tree>: the whole upstream suite, as upstream runs it.
 
 . "$(dirname "$0")/config.sh"
@@ -22,10 +23,11 @@ run_ours () {
 	test -n "$scripts" || die "no test scripts to run"
 	cd "$tree/t" || exit 1
 	status=0
-	for format in files reftable
+	for mode in ${TEST_MODES:-files,sha1 reftable,sha1 files,sha256 reftable,sha256}
 	do
-		say "$(basename "$tree"): $(echo $scripts) (ref format: $format)"
-		GIT_TEST_DEFAULT_REF_FORMAT=$format \
+		format=${mode%,*} hash=${mode#*,}
+		say "$(basename "$tree"): $(echo $scripts) (refs: $format, hash: $hash)"
+		GIT_TEST_DEFAULT_REF_FORMAT=$format GIT_TEST_DEFAULT_HASH=$hash \
 		prove -j"$JOBS" --exec "${TEST_SHELL_PATH:-/bin/sh}" $scripts \
 			:: ${GIT_TEST_OPTS:---verbose-log} || status=1
 	done

@@ -23,7 +23,7 @@ GIT_OPTS += prefix=$(prefix)
 endif
 
 # Passed on to the scripts.
-export UPSTREAM_TARBALL UPSTREAM_GIT UPSTREAM_SHA256 T
+export UPSTREAM_TARBALL UPSTREAM_GIT UPSTREAM_SHA256 T TEST_MODES
 
 .PHONY: all deps fetch assemble vanilla leak test test-ours test-leak \
 	test-upstream demo install clean distclean

@@ -39,6 +39,14 @@ patched_files () {
 	done | sort -u
 }
 
+# A tree assembled from another upstream source is started afresh.
+if test -d "$tree" &&
+   ! cmp -s "$upstream/.evolve-upstream" "$tree/.evolve-upstream"
+then
+	say "upstream source changed: removing $tree"
+	rm -rf "$tree" || exit 1
+fi
+
 if ! test -d "$tree"
 then
 	say "copying upstream into $tree"

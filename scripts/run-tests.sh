@@ -36,7 +36,7 @@ run_ours () {
 		for suite in $OUR_CLAR_SUITES
 		do
 			say "$(basename "$tree"): unit tests, suite $suite"
-			./unit-tests/bin/unit-tests -s"$suite" || status=1
+			./unit-tests/bin/unit-tests --run="$suite" || status=1
 		done
 	fi
 	return $status

@@ -26,7 +26,7 @@ endif
 export UPSTREAM_TARBALL UPSTREAM_GIT UPSTREAM_SHA256 T TEST_MODES
 
 .PHONY: all deps fetch assemble vanilla leak test test-ours test-leak \
-	test-upstream demo install clean distclean
+	test-upstream check-meson demo install clean distclean
 
 all: assemble
 	$(MAKE) -C $(TREE) -j$(JOBS) $(GIT_OPTS) all
@@ -69,6 +69,16 @@ test-leak: leak
 
 test-upstream: all
 	@sh scripts/run-tests.sh upstream $(TREE)
+
+# Check that meson.build is in step with the Makefile: configure the patched
+# tree with meson and compile the series' own sources (needs meson, ninja).
+check-meson: assemble
+	@rm -rf $(BUILD)/meson
+	meson setup $(BUILD)/meson $(TREE) -Drust=disabled >$(BUILD)/meson-setup.log
+	ninja -C $(BUILD)/meson $$(ninja -C $(BUILD)/meson -t targets all | \
+		sed -n 's/^\([^:]*\(metacommit\|change-table\|builtin_change\)[^:]*\.o\):.*/\1/p')
+	$(MAKE) -C $(TREE)/t check-meson
+	$(MAKE) -C $(TREE)/Documentation lint-docs-meson
 
 demo: all
 	@sh scripts/demo.sh $(BUILD)/bin/git

@@ -26,7 +26,7 @@ endif
 export UPSTREAM_TARBALL UPSTREAM_GIT UPSTREAM_SHA256 T TEST_MODES
 
 .PHONY: all deps fetch assemble vanilla leak test test-ours test-leak \
-	test-upstream check-meson demo install clean distclean
+	test-upstream check-meson bench demo install clean distclean
 
 all: assemble
 	$(MAKE) -C $(TREE) -j$(JOBS) $(GIT_OPTS) all
@@ -79,6 +79,11 @@ check-meson: assemble
 		sed -n 's/^\([^:]*\(metacommit\|change-table\|builtin_change\)[^:]*\.o\):.*/\1/p')
 	$(MAKE) -C $(TREE)/t check-meson
 	$(MAKE) -C $(TREE)/Documentation lint-docs-meson
+
+# Benchmarks against the unpatched build; never part of make test.
+bench: all vanilla
+	@sh scripts/install-deps.sh bench
+	@for b in bench/*.sh; do echo "== $$b"; sh $$b || exit 1; done
 
 demo: all
 	@sh scripts/demo.sh $(BUILD)/bin/git

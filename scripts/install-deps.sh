@@ -11,6 +11,8 @@
 PACKAGES="gcc make libc6-dev zlib1g-dev libcurl4-gnutls-dev libexpat1-dev
 libpcre2-dev libssl-dev gettext tcl perl python3 curl xz-utils patch
 ca-certificates apt"
+# make bench: hyperfine times the commands.
+test "$1" = bench && PACKAGES="$PACKAGES hyperfine"
 
 if ! command -v dpkg-query >/dev/null 2>&1
 then

@@ -7,7 +7,6 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD = build
 TREE = $(BUILD)/git
 VANILLA = $(BUILD)/vanilla
-LEAK = $(BUILD)/leak
 
 # Upstream's default options plus what a distribution's git links. Rust is
 # upstream's default; without cargo, build without it.
@@ -25,7 +24,7 @@ endif
 # Passed on to the scripts.
 export UPSTREAM_TARBALL UPSTREAM_GIT UPSTREAM_SHA256 T TEST_MODES
 
-.PHONY: all deps fetch assemble vanilla leak test test-ours test-leak \
+.PHONY: all deps fetch assemble vanilla leak asan test test-ours test-leak test-asan \
 	test-upstream check-meson bench demo install clean distclean
 
 all: assemble
@@ -47,17 +46,24 @@ vanilla: fetch
 	$(MAKE) -C $(VANILLA) -j$(JOBS) $(GIT_OPTS) all
 	@ln -sfn bin-wrappers $(VANILLA)/bin
 
-# The patched tree once more, built with LeakSanitizer.
+# The patched tree once more, built with sanitizers: build/leak with
+# LeakSanitizer, build/asan with AddressSanitizer and UBSan.
+comma := ,
+sanitized = sh scripts/assemble.sh $(BUILD)/$(1) && \
+	$(MAKE) -C $(BUILD)/$(1) -j$(JOBS) $(GIT_OPTS) SANITIZE=$(2) all
+
 leak: fetch
-	@sh scripts/assemble.sh $(LEAK)
-	$(MAKE) -C $(LEAK) -j$(JOBS) $(GIT_OPTS) SANITIZE=leak all
+	@$(call sanitized,leak,leak)
+
+asan: fetch
+	@$(call sanitized,asan,address$(comma)undefined)
 
 # make test: our tests (both ref backends, then under LeakSanitizer), then
 # the whole upstream suite. make test T=t9990-changes.sh: just those scripts.
 test: all
 	@sh scripts/run-tests.sh ours $(TREE)
 ifndef T
-	@$(MAKE) --no-print-directory test-leak
+	@$(MAKE) --no-print-directory test-leak test-asan
 	@sh scripts/run-tests.sh upstream $(TREE)
 endif
 
@@ -65,7 +71,10 @@ test-ours: all
 	@sh scripts/run-tests.sh ours $(TREE)
 
 test-leak: leak
-	@sh scripts/run-tests.sh ours $(LEAK)
+	@sh scripts/run-tests.sh ours $(BUILD)/leak
+
+test-asan: asan
+	@sh scripts/run-tests.sh ours $(BUILD)/asan
 
 test-upstream: all
 	@sh scripts/run-tests.sh upstream $(TREE)
@@ -92,7 +101,7 @@ install: all
 	$(MAKE) -C $(TREE) $(GIT_OPTS) install
 
 clean:
-	rm -rf $(TREE) $(LEAK) $(BUILD)/bin $(BUILD)/stage $(BUILD)/stage.list
+	rm -rf $(TREE) $(BUILD)/leak $(BUILD)/asan $(BUILD)/bin $(BUILD)/stage $(BUILD)/stage.list
 
 distclean:
 	rm -rf $(BUILD)

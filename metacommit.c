@@ -1,10 +1,15 @@
 #include "git-compat-util.h"
 #include "metacommit.h"
+#include "abspath.h"
 #include "change-table.h"
 #include "commit.h"
+#include "config.h"
+#include "dir.h"
 #include "gettext.h"
 #include "hex.h"
 #include "odb.h"
+#include "parse.h"
+#include "path.h"
 #include "refs.h"
 #include "repository.h"
 #include "string-list.h"
@@ -231,6 +236,7 @@ static int change_name_taken(struct ref_store *refs, const char *refname)
  * naming scheme open; a numeric suffix keeps the name unique.
  */
 static void new_change_refname(struct repository *r, struct commit *content,
+			       struct string_list *reserved,
 			       struct strbuf *refname)
 {
 	struct ref_store *refs = get_main_ref_store(r);
@@ -239,7 +245,10 @@ static void new_change_refname(struct repository *r, struct commit *content,
 	strbuf_addstr(refname, CHANGES_REF_PREFIX);
 	default_change_name(r, content, refname);
 	base_len = refname->len;
-	for (int suffix = 2; change_name_taken(refs, refname->buf); suffix++) {
+	for (int suffix = 2;
+	     (reserved && unsorted_string_list_has_string(reserved, refname->buf)) ||
+	     change_name_taken(refs, refname->buf);
+	     suffix++) {
 		strbuf_setlen(refname, base_len);
 		strbuf_addf(refname, "-%d", suffix);
 	}
@@ -316,8 +325,210 @@ static int check_content(struct repository *r, const struct object_id *oid,
 	return 0;
 }
 
+/*
+ * Changes are moved during a rebase only by explicit "git change" commands
+ * (the rebase itself records its rewrites when it finishes). The first time
+ * a change is moved then, its previous value is saved in the state
+ * directory of the rebase, for restore_changes_before_rebase().
+ */
+#define CHANGES_BEFORE_REBASE "metas-before-rebase"
+
+/* The state directory of the rebase in progress, or NULL if there is none. */
+static char *rebase_state_dir(struct repository *r)
+{
+	static const char *state_dirs[] = { "rebase-merge", "rebase-apply" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(state_dirs); i++) {
+		char *dir = repo_git_path(r, "%s", state_dirs[i]);
+
+		if (is_directory(dir))
+			return dir;
+		free(dir);
+	}
+	return NULL;
+}
+
+static void save_before_rebase(struct repository *r, const char *refname,
+			       const struct object_id *old)
+{
+	char *dir = rebase_state_dir(r);
+	char *path;
+	FILE *fp;
+
+	if (!dir)
+		return;
+	/* A later entry for the same change is ignored when read. */
+	path = xstrfmt("%s/%s", dir, CHANGES_BEFORE_REBASE);
+	fp = fopen_or_warn(path, "a");
+	if (fp) {
+		fprintf(fp, "%s %s\n",
+			oid_to_hex(old ? old : null_oid(r->hash_algo)), refname);
+		fclose(fp);
+	}
+	free(path);
+	free(dir);
+}
+
+int restore_changes_before_rebase(struct repository *r, const char *state_dir,
+				  struct strbuf *err)
+{
+	struct ref_store *refs = get_main_ref_store(r);
+	char *path = xstrfmt("%s/%s", state_dir, CHANGES_BEFORE_REBASE);
+	struct string_list seen = STRING_LIST_INIT_DUP;
+	struct ref_transaction *transaction = NULL;
+	struct strbuf buf = STRBUF_INIT;
+	const char *p;
+	int ret = -1;
+
+	if (strbuf_read_file(&buf, path, 0) < 0) {
+		ret = 0; /* no change was moved */
+		goto out;
+	}
+	transaction = ref_store_transaction_begin(refs, 0, err);
+	if (!transaction)
+		goto out;
+	for (p = buf.buf; *p; ) {
+		struct object_id old;
+		const char *refname;
+		char *eol;
+
+		if (parse_oid_hex_algop(p, &old, &refname, r->hash_algo) || *refname++ != ' ' ||
+		    !(eol = strchr(refname, '\n'))) {
+			strbuf_addf(err, _("could not parse '%s'"), path);
+			goto out;
+		}
+		*eol = '\0';
+		p = eol + 1;
+		if (unsorted_string_list_has_string(&seen, refname))
+			continue;
+		string_list_append(&seen, refname);
+
+		/* A change created during the rebase goes away. */
+		if (is_null_oid(&old)) {
+			if (refs_ref_exists(refs, refname) &&
+			    ref_transaction_delete(transaction, refname, NULL,
+						   NULL, REF_NO_DEREF,
+						   "rebase (abort)", err))
+				goto out;
+		} else if (ref_transaction_update(transaction, refname, &old,
+						  NULL, NULL, NULL,
+						  REF_FORCE_CREATE_REFLOG,
+						  "rebase (abort)", err)) {
+			goto out;
+		}
+	}
+	if (ref_transaction_commit(transaction, err))
+		goto out;
+	ret = 0;
+
+out:
+	ref_transaction_free(transaction);
+	string_list_clear(&seen, 0);
+	strbuf_release(&buf);
+	free(path);
+	return ret;
+}
+
+/*
+ * The content index maps a commit to the changes whose head has it as its
+ * content, so that recording a rewrite of a commit does not have to read
+ * every change: $GIT_COMMON_DIR/metas-index/<xx>/<rest of the hex name>
+ * lists their refnames, one per line. Entries are only ever appended, when
+ * this library moves a change, and are checked against the refs when read:
+ * since what a metacommit names as its content never changes, an entry can
+ * go stale (the change moved on) but never be wrong unnoticed. Changes
+ * moved by other means (update-ref, fetch) are missing from the index.
+ */
+static char *content_index_path(struct repository *r,
+				const struct object_id *content)
+{
+	const char *hex = oid_to_hex(content);
+
+	return repo_common_path(r, "metas-index/%.2s/%s", hex, hex + 2);
+}
+
+static void index_change(struct repository *r, const struct object_id *content,
+			 const char *refname)
+{
+	char *path = content_index_path(r, content);
+	struct strbuf line = STRBUF_INIT;
+	int fd = -1;
+
+	/*
+	 * A single short write with O_APPEND does not interleave with a
+	 * concurrent one, so no lock is needed.
+	 */
+	strbuf_addf(&line, "%s\n", refname);
+	if (safe_create_leading_directories(r, path) != SCLD_OK ||
+	    (fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0666)) < 0 ||
+	    write_in_full(fd, line.buf, line.len) < 0)
+		warning_errno(_("could not update '%s'"), path);
+	if (fd >= 0)
+		close(fd);
+	strbuf_release(&line);
+	free(path);
+}
+
+/* Whether `head`, the head of a change, has `content` as its content. */
+static int has_content(struct repository *r, const struct object_id *head,
+		       const struct object_id *content)
+{
+	struct metacommit_data data = METACOMMIT_DATA_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct commit *commit;
+	int ret;
+
+	if (oideq(head, content))
+		return 1;
+	commit = lookup_commit_reference_gently(r, head, 1);
+	ret = commit &&
+	      parse_metacommit(r, commit, &data, &err) == METACOMMIT_TYPE_NORMAL &&
+	      oideq(&data.content, content);
+	metacommit_data_clear(&data);
+	strbuf_release(&err);
+	return ret;
+}
+
+/*
+ * Append to `out` the changes that the index lists for `content` and whose
+ * head still has it as content, each with a `util` pointing to a newly
+ * allocated copy of its head, unless `out` already has them.
+ */
+static void lookup_changes(struct repository *r, const struct object_id *content,
+			   struct string_list *out)
+{
+	struct ref_store *refs = get_main_ref_store(r);
+	char *path = content_index_path(r, content);
+	struct strbuf buf = STRBUF_INIT;
+	struct string_list lines = STRING_LIST_INIT_NODUP;
+	struct string_list_item *line;
+
+	if (strbuf_read_file(&buf, path, 0) < 0) {
+		if (errno != ENOENT)
+			warning_errno(_("could not read '%s'"), path);
+		goto out;
+	}
+	string_list_split_in_place(&lines, buf.buf, "\n", -1);
+	for_each_string_list_item(line, &lines) {
+		struct object_id head;
+
+		if (!*line->string ||
+		    unsorted_string_list_has_string(out, line->string) ||
+		    refs_read_ref_full(refs, line->string, 0, &head, NULL) ||
+		    !has_content(r, &head, content))
+			continue;
+		string_list_append(out, line->string)->util = oiddup(&head);
+	}
+
+out:
+	string_list_clear(&lines, 0);
+	strbuf_release(&buf);
+	free(path);
+}
+
 static int update_changes(struct repository *r, const struct string_list *to_update,
-			  const struct object_id *target, const char *reason,
+			  const struct object_id *target,
+			  const struct object_id *content, const char *reason,
 			  struct strbuf *err)
 {
 	struct ref_transaction *transaction;
@@ -329,19 +540,25 @@ static int update_changes(struct repository *r, const struct string_list *to_upd
 		return -1;
 
 	for_each_string_list_item(item, to_update) {
+		save_before_rebase(r, item->string, item->util);
 		/* Create if there was no change, never overwrite a newer one. */
 		if (item->util) {
 			if (ref_transaction_update(transaction, item->string,
 						   target, item->util, NULL, NULL,
-						   0, reason, err))
+						   REF_FORCE_CREATE_REFLOG,
+						   reason, err))
 				goto out;
 		} else if (ref_transaction_create(transaction, item->string,
-						  target, NULL, 0, reason, err)) {
+						  target, NULL,
+						  REF_FORCE_CREATE_REFLOG,
+						  reason, err)) {
 			goto out;
 		}
 	}
 	if (ref_transaction_commit(transaction, err))
 		goto out;
+	for_each_string_list_item(item, to_update)
+		index_change(r, content, item->string);
 	ret = 0;
 
 out:
@@ -401,7 +618,7 @@ static int record_in_table(struct repository *r, struct change_table *table,
 			ret = 0;
 			goto out;
 		}
-		new_change_refname(r, content, &refname);
+		new_change_refname(r, content, NULL, &refname);
 		string_list_append(&to_update, refname.buf)->util = NULL;
 	}
 
@@ -411,7 +628,8 @@ static int record_in_table(struct repository *r, struct change_table *table,
 	else if (write_metacommit(r, &resolved, reason, &target, err))
 		goto out;
 
-	if (update_changes(r, &to_update, &target, reason, err))
+	if (update_changes(r, &to_update, &target, &resolved.content,
+			   reason, err))
 		goto out;
 
 	if (changes) {
@@ -446,18 +664,309 @@ int record_metacommit(struct repository *r,
 	return ret;
 }
 
+int repo_changes_enabled(struct repository *r)
+{
+	int enabled = git_env_bool("GIT_TEST_ENABLE_CHANGES", -1);
+
+	if (enabled < 0 &&
+	    repo_config_get_bool(r, "core.enablechanges", &enabled))
+		enabled = 1;
+	return enabled;
+}
+
+int changes_deferred_by_rebase(struct repository *r)
+{
+	char *dir = rebase_state_dir(r);
+
+	free(dir);
+	return !!dir;
+}
+
+/* The message of a metacommit or reflog entry about `commit`. */
+static char *describe(struct repository *r, struct commit *commit,
+		      const char *reason)
+{
+	const char *buffer = repo_get_commit_buffer(r, commit, NULL);
+	const char *subject;
+	size_t len = find_commit_subject(buffer, &subject);
+	char *msg = xstrfmt("%s: %.*s", reason, (int)len, subject);
+
+	repo_unuse_commit_buffer(r, commit, buffer);
+	return msg;
+}
+
+int create_change(struct repository *r, const struct object_id *oid,
+		  const char *reason, struct strbuf *err)
+{
+	struct string_list to_create = STRING_LIST_INIT_DUP;
+	struct strbuf refname = STRBUF_INIT;
+	struct commit *commit;
+	char *msg = NULL;
+	int ret = -1;
+
+	if (check_content(r, oid, &commit, err))
+		goto out;
+	new_change_refname(r, commit, NULL, &refname);
+	string_list_append(&to_create, refname.buf)->util = NULL;
+	msg = describe(r, commit, reason);
+	ret = update_changes(r, &to_create, oid, oid, msg, err);
+
+out:
+	free(msg);
+	strbuf_release(&refname);
+	string_list_clear(&to_create, 0);
+	return ret;
+}
+
+/* A change moved (or merely looked at) by a batch of rewrites. */
+struct batch_change {
+	/* Its value before the batch, or the null oid to create it. */
+	struct object_id old;
+	/* Its value after the batch, and the content of that. */
+	struct object_id head;
+	struct object_id content;
+	/* The reflog message, or NULL if it is not moved. */
+	char *msg;
+};
+
+struct rewrite_batch {
+	struct repository *repo;
+	enum rewrite_type type;
+	const char *reason;
+	/* refname -> struct batch_change, in the order they were found */
+	struct string_list changes;
+};
+
+static struct batch_change *batch_add(struct rewrite_batch *batch,
+				      const char *refname,
+				      const struct object_id *old,
+				      const struct object_id *content)
+{
+	struct batch_change *change = xcalloc(1, sizeof(*change));
+
+	if (old) {
+		oidcpy(&change->old, old);
+		oidcpy(&change->head, old);
+	}
+	oidcpy(&change->content, content);
+	string_list_append(&batch->changes, refname)->util = change;
+	return change;
+}
+
+/*
+ * Append to `found` (util: the struct batch_change) the changes whose head
+ * has `content` as its content, as the batch left them so far: a change
+ * moved by an earlier rewrite of the batch counts with its new content.
+ */
+static void batch_find(struct rewrite_batch *batch,
+		       const struct object_id *content,
+		       struct string_list *found)
+{
+	struct string_list from_index = STRING_LIST_INIT_DUP;
+	struct string_list_item *item;
+
+	for_each_string_list_item(item, &batch->changes) {
+		struct batch_change *change = item->util;
+
+		if (oideq(&change->content, content))
+			string_list_append(found, item->string)->util = change;
+	}
+
+	lookup_changes(batch->repo, content, &from_index);
+	for_each_string_list_item(item, &from_index) {
+		struct batch_change *change;
+
+		/* What the batch did to it supersedes what the index says. */
+		if (unsorted_string_list_has_string(&batch->changes, item->string))
+			continue;
+		change = batch_add(batch, item->string, item->util, content);
+		string_list_append(found, item->string)->util = change;
+	}
+	string_list_clear(&from_index, 1);
+}
+
+static void oid_array_append_unique(struct oid_array *array,
+				    const struct object_id *oid)
+{
+	if (!oid_array_readonly_contains(array, oid))
+		oid_array_append(array, oid);
+}
+
+/* Record that `new` was made from the commits in `olds`. */
+static int batch_record(struct rewrite_batch *batch, const struct object_id *new,
+			const struct oid_array *olds, struct strbuf *err)
+{
+	struct repository *r = batch->repo;
+	struct metacommit_data metacommit = METACOMMIT_DATA_INIT;
+	struct oid_array *parents = batch->type == REWRITE_COPY ?
+		&metacommit.origin : &metacommit.replace;
+	struct string_list found = STRING_LIST_INIT_NODUP;
+	struct string_list_item *item;
+	struct commit *content;
+	struct object_id target;
+	char *msg = NULL;
+	int ret = -1;
+
+	if (check_content(r, new, &content, err))
+		goto out;
+	oidcpy(&metacommit.content, new);
+	for (size_t i = 0; i < olds->nr; i++) {
+		size_t nr = found.nr;
+
+		/* Continue the history of the old commit if it has one. */
+		batch_find(batch, &olds->oid[i], &found);
+		if (found.nr == nr)
+			oid_array_append_unique(parents, &olds->oid[i]);
+		for (; nr < found.nr; nr++) {
+			struct batch_change *change = found.items[nr].util;
+
+			oid_array_append_unique(parents, &change->head);
+		}
+	}
+
+	msg = describe(r, content, batch->reason);
+	if (write_metacommit(r, &metacommit, msg, &target, err))
+		goto out;
+
+	if (batch->type == REWRITE_COPY || !found.nr) {
+		/*
+		 * A copy is a new change. So is the replacement of commits
+		 * without a change; it is named after the replaced commit, as
+		 * if that had had a change all along.
+		 */
+		struct commit *name_from = content;
+		struct strbuf refname = STRBUF_INIT;
+		struct batch_change *change;
+
+		if (batch->type == REWRITE_MODIFY)
+			name_from = lookup_commit_reference(r, &olds->oid[0]);
+		new_change_refname(r, name_from, &batch->changes, &refname);
+		change = batch_add(batch, refname.buf, NULL, new);
+		string_list_append(&found, refname.buf)->util = change;
+		strbuf_release(&refname);
+	}
+
+	for_each_string_list_item(item, &found) {
+		struct batch_change *change = item->util;
+
+		if (batch->type == REWRITE_COPY && !is_null_oid(&change->old))
+			continue; /* an origin stays where it is */
+		oidcpy(&change->head, &target);
+		oidcpy(&change->content, new);
+		free(change->msg);
+		change->msg = xstrdup(msg);
+	}
+	ret = 0;
+
+out:
+	metacommit_data_clear(&metacommit);
+	string_list_clear(&found, 0);
+	free(msg);
+	return ret;
+}
+
+/* Move all changes of the batch in a single transaction. */
+static int batch_commit(struct rewrite_batch *batch, struct strbuf *err)
+{
+	struct ref_transaction *transaction;
+	struct string_list_item *item;
+	int ret = -1;
+
+	transaction = ref_store_transaction_begin(get_main_ref_store(batch->repo),
+						  0, err);
+	if (!transaction)
+		return -1;
+	for_each_string_list_item(item, &batch->changes) {
+		struct batch_change *change = item->util;
+
+		if (!change->msg)
+			continue;
+		save_before_rebase(batch->repo, item->string,
+				   is_null_oid(&change->old) ? NULL : &change->old);
+		/* Never overwrite what somebody else did meanwhile. */
+		if (ref_transaction_update(transaction, item->string,
+					   &change->head, &change->old,
+					   NULL, NULL, REF_FORCE_CREATE_REFLOG,
+					   change->msg, err))
+			goto out;
+	}
+	if (ref_transaction_commit(transaction, err))
+		goto out;
+
+	for_each_string_list_item(item, &batch->changes) {
+		struct batch_change *change = item->util;
+
+		if (change->msg)
+			index_change(batch->repo, &change->content, item->string);
+	}
+	ret = 0;
+
+out:
+	ref_transaction_free(transaction);
+	return ret;
+}
+
+static void batch_clear(struct rewrite_batch *batch)
+{
+	struct string_list_item *item;
+
+	for_each_string_list_item(item, &batch->changes) {
+		struct batch_change *change = item->util;
+
+		free(change->msg);
+	}
+	string_list_clear(&batch->changes, 1);
+}
+
+int record_rewrites(struct repository *r, const struct commit_rewrite *rewrites,
+		    size_t nr, enum rewrite_type type, const char *reason,
+		    struct strbuf *err)
+{
+	struct rewrite_batch batch = {
+		.repo = r,
+		.type = type,
+		.reason = reason,
+		.changes = STRING_LIST_INIT_DUP,
+	};
+	struct oid_array olds = OID_ARRAY_INIT;
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < nr; i++) {
+		const struct object_id *new = &rewrites[i].new;
+
+		/* Fast-forwarded, or already recorded with its group. */
+		if (oideq(&rewrites[i].old, new))
+			continue;
+		for (size_t j = 0; j < i; j++)
+			if (oideq(&rewrites[j].new, new))
+				goto next;
+
+		/* The squashed commits all are in a row, but be lenient. */
+		oid_array_clear(&olds);
+		for (size_t j = i; j < nr; j++)
+			if (oideq(&rewrites[j].new, new))
+				oid_array_append_unique(&olds, &rewrites[j].old);
+		ret = batch_record(&batch, new, &olds, err);
+	next:
+		;
+	}
+	if (!ret)
+		ret = batch_commit(&batch, err);
+
+	oid_array_clear(&olds);
+	batch_clear(&batch);
+	return ret;
+}
+
 int modify_change(struct repository *r, const struct object_id *old_commit,
 		  const struct object_id *new_commit, const char *reason,
 		  struct strbuf *err)
 {
-	struct metacommit_data metacommit = METACOMMIT_DATA_INIT;
-	int ret;
+	struct commit_rewrite rewrite;
 
-	oidcpy(&metacommit.content, new_commit);
-	oid_array_append(&metacommit.replace, old_commit);
-	ret = record_metacommit(r, &metacommit, NULL, 0, reason, NULL, err);
-	metacommit_data_clear(&metacommit);
-	return ret;
+	oidcpy(&rewrite.old, old_commit);
+	oidcpy(&rewrite.new, new_commit);
+	return record_rewrites(r, &rewrite, 1, REWRITE_MODIFY, reason, err);
 }
 
 int delete_changes(struct repository *r, const struct string_list *refnames,
@@ -470,10 +979,12 @@ int delete_changes(struct repository *r, const struct string_list *refnames,
 	transaction = ref_store_transaction_begin(get_main_ref_store(r), 0, err);
 	if (!transaction)
 		return -1;
-	for_each_string_list_item(item, refnames)
+	for_each_string_list_item(item, refnames) {
+		save_before_rebase(r, item->string, item->util);
 		if (ref_transaction_delete(transaction, item->string, item->util,
 					   NULL, REF_NO_DEREF, reason, err))
 			goto out;
+	}
 	if (ref_transaction_commit(transaction, err))
 		goto out;
 	ret = 0;

@@ -129,12 +129,79 @@ int record_metacommit(struct repository *r,
  * To be called by commands with "modify" semantics, which create
  * `new_commit` as a replacement of `old_commit` (e.g. "commit --amend"):
  * records the replacement in the change graph, so that the descendants of
- * the old commit can later be moved onto the new one. `reason` describes the
- * operation, as in record_metacommit().
+ * the old commit can later be moved onto the new one. This is
+ * record_rewrites() for a single pair of type REWRITE_MODIFY.
  */
 int modify_change(struct repository *r, const struct object_id *old_commit,
 		  const struct object_id *new_commit, const char *reason,
 		  struct strbuf *err);
+
+/*
+ * Whether commands record what they do to commits in changes: the
+ * GIT_TEST_ENABLE_CHANGES environment variable if set (for the test suite),
+ * otherwise the core.enableChanges configuration, which defaults to true.
+ */
+int repo_changes_enabled(struct repository *r);
+
+/*
+ * Whether a rebase is in progress in the current worktree. Commands record
+ * nothing then: the rebase records the rewrites of all its commits when it
+ * finishes (including what was amended when it stopped), in one
+ * transaction, so "rebase --abort" has nothing to undo.
+ */
+int changes_deferred_by_rebase(struct repository *r);
+
+/*
+ * Restore the changes that "git change" moved during the rebase whose state
+ * directory is `state_dir` to where they were before it, in one
+ * transaction, deleting those it created. For "rebase --abort".
+ */
+int restore_changes_before_rebase(struct repository *r, const char *state_dir,
+				  struct strbuf *err);
+
+/*
+ * To be called by commands with "create" semantics (e.g. "commit"): create a
+ * new change pointing at `commit`, named after its subject. `reason` is the
+ * reflog message. The cost does not depend on the number of changes.
+ */
+int create_change(struct repository *r, const struct object_id *commit,
+		  const char *reason, struct strbuf *err);
+
+/* One commit rewritten by a command, e.g. one pick of a rebase. */
+struct commit_rewrite {
+	struct object_id old;
+	struct object_id new;
+};
+
+enum rewrite_type {
+	/* `new` replaces `old` (commit --amend, rebase). */
+	REWRITE_MODIFY,
+	/* `new` is a copy of `old`, which stays (cherry-pick). */
+	REWRITE_COPY,
+};
+
+/*
+ * Record the rewrites in `rewrites` (`nr` pairs, in the order they were
+ * made) in a single ref transaction. Pairs whose old and new commits are
+ * the same (fast-forwarded picks) are ignored. All old commits rewritten to
+ * the same new commit (a squash) become parents of one metacommit.
+ *
+ * For REWRITE_MODIFY, every change whose head has an old commit as its
+ * content is advanced to a metacommit that replaces its head; if an old
+ * commit has no change, a change is created for it (named after it) and
+ * advanced at once. For REWRITE_COPY a new change is created for the new
+ * commit, with the changes of the old ones as its origin. A later pair may
+ * rewrite the new commit of an earlier one: the change then continues.
+ *
+ * Changes are found through an index by content commit that this library
+ * maintains, so the cost depends on the number of rewrites, not of changes;
+ * changes created by other means (update-ref, fetch) are not found.
+ * `reason` is used in the message of each metacommit ("<reason>: <subject>")
+ * and of each reflog entry.
+ */
+int record_rewrites(struct repository *r, const struct commit_rewrite *rewrites,
+		    size_t nr, enum rewrite_type type, const char *reason,
+		    struct strbuf *err);
 
 /*
  * Delete the changes in `refnames` (full refnames, each `util` pointing to

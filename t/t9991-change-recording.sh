@@ -1,0 +1,223 @@
+#!/bin/sh
+
+test_description='commands record their commits in changes'
+
+. ./test-lib.sh
+
+. "$TEST_DIRECTORY"/lib-rebase.sh
+
+# The test suite disables recording by default; let core.enableChanges decide.
+sane_unset GIT_TEST_ENABLE_CHANGES
+
+# Check that a metacommit has the given parents in the given order, the
+# empty tree and the given message. Call with the name of the metacommit,
+# its message and pairs of parent type and parent.
+check_meta_commit () {
+	name=$1 &&
+	message=$2 &&
+	shift 2 &&
+	while test $# -gt 0
+	do
+		printf "%s %s\n" "$1" "$(git rev-parse --verify "$2")" &&
+		shift 2 || return 1
+	done >expect &&
+	git cat-file commit "$name" >metacommit &&
+	sed -n -e "/^\$/q" -e "s/^parent //p" metacommit >parents &&
+	sed -n -e "/^\$/q" -e "s/^parent-type //p" metacommit >types.raw &&
+	test_line_count = 1 types.raw &&
+	tr " " "\n" <types.raw >types &&
+	paste -d " " types parents >actual &&
+	test_cmp expect actual &&
+	test_cmp_rev "$name^{tree}" $EMPTY_TREE &&
+	echo "$message" >expect &&
+	sed -e "1,/^\$/d" metacommit >actual &&
+	test_cmp expect actual
+}
+
+test_expect_success 'commit creates a change' '
+	test_commit one &&
+	test_cmp_rev refs/metas/one one &&
+	git reflog show --format=%gs refs/metas/one >actual &&
+	echo "commit (initial): one" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'commit prints nothing about the change' '
+	echo two >two.t &&
+	git add two.t &&
+	git commit -m two >actual &&
+	test_grep ! metas actual &&
+	test_cmp_rev refs/metas/two HEAD
+'
+
+test_expect_success 'commit --amend advances the change' '
+	git commit --amend -m "two amended" &&
+	check_meta_commit refs/metas/two "commit (amend): two amended" \
+		c HEAD r HEAD@{1} &&
+	git commit --amend -m "two again" &&
+	check_meta_commit refs/metas/two "commit (amend): two again" \
+		c HEAD r refs/metas/two@{1} &&
+	git reflog show --format=%gs refs/metas/two >actual &&
+	cat >expect <<-\EOF &&
+	commit (amend): two again
+	commit (amend): two amended
+	commit: two
+	EOF
+	test_cmp expect actual
+'
+
+test_expect_success 'amending a commit without a change creates one for it' '
+	GIT_TEST_ENABLE_CHANGES=false test_commit three &&
+	test_must_fail git rev-parse --verify refs/metas/three &&
+	git commit --amend -m "three amended" &&
+	check_meta_commit refs/metas/three "commit (amend): three amended" \
+		c HEAD r three
+'
+
+test_expect_success 'core.enableChanges=false records nothing' '
+	git for-each-ref refs/metas/ >expect &&
+	test_config core.enableChanges false &&
+	test_commit four &&
+	git commit --amend -m "four amended" &&
+	git for-each-ref refs/metas/ >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'GIT_TEST_ENABLE_CHANGES overrides core.enableChanges' '
+	git for-each-ref refs/metas/ >expect &&
+	GIT_TEST_ENABLE_CHANGES=false git commit --amend -m "four again" &&
+	git for-each-ref refs/metas/ >actual &&
+	test_cmp expect actual &&
+	test_config core.enableChanges false &&
+	GIT_TEST_ENABLE_CHANGES=true test_commit five &&
+	test_cmp_rev refs/metas/five five
+'
+
+test_expect_success 'the design example for commit' '
+	git init design &&
+	(
+		cd design &&
+		touch foo && git add . && git commit -m "foo" && git tag A &&
+		touch bar && git add . && git commit -m "bar" && git tag B &&
+		touch baz && git add . && git commit -m "baz" && git tag C &&
+		test_cmp_rev metas/foo A &&
+		test_cmp_rev metas/bar B &&
+		test_cmp_rev metas/baz C &&
+		git checkout B &&
+		touch zoom && git add . && git commit --amend -m "baz and zoom" &&
+		git tag D &&
+		git for-each-ref --format="%(refname)" refs/metas/ >actual &&
+		cat >expect <<-\EOF &&
+		refs/metas/bar
+		refs/metas/baz
+		refs/metas/foo
+		EOF
+		test_cmp expect actual &&
+		test_cmp_rev metas/foo A &&
+		check_meta_commit metas/bar "commit (amend): baz and zoom" \
+			c D r B &&
+		test_cmp_rev metas/baz C
+	)
+'
+
+test_expect_success 'merge creates a change for a merge commit' '
+	git checkout -b topic one &&
+	test_commit side &&
+	git checkout - &&
+	git merge --no-edit topic &&
+	git for-each-ref --format="%(refname)" --points-at HEAD refs/metas/ >actual &&
+	echo "refs/metas/Merge-branch-${SQ}topic${SQ}" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'setup for rebase' '
+	git checkout --orphan rebase &&
+	git rm -rfq . &&
+	for i in 1 2 3 4 5 6
+	do
+		test_commit r$i || return 1
+	done &&
+	git for-each-ref refs/metas/ >before &&
+	# log how many changes each transaction touching any prepares
+	write_script .git/hooks/reference-transaction <<-\EOF
+	if test "$1" = prepared
+	then
+		n=$(grep -c " refs/metas/")
+		test "$n" = 0 ||
+		echo $n >>"$(git rev-parse --git-common-dir)/metas-transactions"
+	fi
+	exit 0
+	EOF
+'
+
+test_expect_success 'rebase -i records its rewrites in one transaction' '
+	rm -f .git/metas-transactions &&
+	(
+		set_fake_editor &&
+		FAKE_COMMIT_MESSAGE="r2 reworded" &&
+		FAKE_LINES="1 reword 2 3 fixup 4 drop 5 6" &&
+		export FAKE_COMMIT_MESSAGE FAKE_LINES &&
+		git rebase -i --root
+	) &&
+	git log --format=%s >actual &&
+	cat >expect <<-\EOF &&
+	r6
+	r3
+	r2 reworded
+	r1
+	EOF
+	test_cmp expect actual &&
+
+	# the fast-forwarded pick records nothing, nor does the drop
+	test_cmp_rev refs/metas/r1 r1 &&
+	test_cmp_rev refs/metas/r5 r5 &&
+	check_meta_commit refs/metas/r2 "rebase: r2 reworded" c HEAD~2 r r2 &&
+	check_meta_commit refs/metas/r3 "rebase: r3" c HEAD~1 r r3 r r4 &&
+	test_cmp_rev refs/metas/r4 refs/metas/r3 &&
+	check_meta_commit refs/metas/r6 "rebase: r6" c HEAD r r6 &&
+
+	# all in one transaction, the only one touching refs/metas/
+	echo 4 >expect &&
+	test_cmp expect .git/metas-transactions
+'
+
+test_expect_success 'cherry-pick records the picked commit as origin' '
+	git checkout -b pick r1 &&
+	git cherry-pick r5 &&
+	check_meta_commit refs/metas/r5-2 "cherry-pick: r5" c HEAD o r5 &&
+	test_cmp_rev refs/metas/r5 r5
+'
+
+test_expect_success 'rebase --abort leaves refs/metas/ as it was' '
+	git checkout rebase &&
+	git for-each-ref refs/metas/ >before &&
+	(
+		set_fake_editor &&
+		FAKE_LINES="edit 1 2" &&
+		export FAKE_LINES &&
+		git rebase -i HEAD~2
+	) &&
+	git commit --amend -m "amended during the rebase" &&
+	git cherry-pick r5 &&
+	test_commit during-rebase &&
+	git change update --change during --content HEAD &&
+	git change update --change r2 --content HEAD --force &&
+	git change delete r1 &&
+	git rebase --abort &&
+	git for-each-ref refs/metas/ >after &&
+	test_cmp before after &&
+
+	# while the same rebase, finished, does record
+	(
+		set_fake_editor &&
+		FAKE_LINES="edit 1 2" &&
+		export FAKE_LINES &&
+		git rebase -i HEAD~2
+	) &&
+	git commit --amend -m "amended during the rebase" &&
+	git rebase --continue &&
+	check_meta_commit refs/metas/r3 "rebase: amended during the rebase" \
+		c HEAD~1 r "refs/metas/r3@{1}"
+'
+
+test_done

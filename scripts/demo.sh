@@ -28,30 +28,37 @@ run git --version
 run git init -q -b main demo
 cd demo || exit 1
 
+echo "# Every commit starts a change (refs/metas/<name>), with no extra command"
 for name in parser lexer printer
 do
 	echo "$name" >"$name.c"
 	run git add "$name.c"
 	run git commit -q -m "Add the $name"
-	run git change update
 done
-
 run git change list
 
-echo; echo "# Amend the bottom commit and record that it replaces the old one"
+echo; echo "# Amend the bottom commit: its change moves to a metacommit"
 run git checkout -q HEAD~2
 old=$(git rev-parse HEAD)
 echo "int parse(void);" >>parser.c
 run git commit -q -a --amend --no-edit
-run git change update --replace "$old"
+run git change list
+run git cat-file -p refs/metas/Add-the-parser
+run git reflog show refs/metas/Add-the-parser
+
+echo; echo "# Rebase the rest of the stack onto the amended commit: one transaction"
+amended=$(git rev-parse HEAD)
+run git rebase -q --onto "$amended" "$old" main
+run git log --oneline --format='%h %s' main
+run git cat-file -p refs/metas/Add-the-printer
+
+echo; echo "# Recording can be turned off"
+run git -c core.enableChanges=false commit -q --allow-empty -m "Not recorded"
 run git change list
 
-echo; echo "# The change now points at a metacommit: empty tree, parent-type header"
-meta=$(git for-each-ref --format='%(refname)' --count=1 'refs/metas/*parser*')
-run git cat-file -p "$meta"
-
-echo; echo "# Changes can be deleted; fsck is happy with metacommits"
-run git change delete "${meta#refs/metas/}"
+echo; echo "# git change update records by hand; delete removes a change"
+run git change update -g by-hand -c HEAD
+run git change delete by-hand
 run git change list
 run git fsck --no-progress
 

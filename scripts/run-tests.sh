@@ -23,6 +23,8 @@ run_ours () {
 	test -n "$scripts" || die "no test scripts to run"
 	cd "$tree/t" || exit 1
 	status=0
+	# Upstream's lints of test scripts, which the whole suite runs too.
+	make --no-print-directory -s test-lint T="$scripts" || status=1
 	for mode in ${TEST_MODES:-files,sha1 reftable,sha1 files,sha256 reftable,sha256}
 	do
 		format=${mode%,*} hash=${mode#*,}

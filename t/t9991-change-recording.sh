@@ -67,7 +67,7 @@ test_expect_success 'commit --amend advances the change' '
 '
 
 test_expect_success 'amending a commit without a change creates one for it' '
-	GIT_TEST_ENABLE_CHANGES=false test_commit three &&
+	test_env GIT_TEST_ENABLE_CHANGES=false test_commit three &&
 	test_must_fail git rev-parse --verify refs/metas/three &&
 	git commit --amend -m "three amended" &&
 	check_meta_commit refs/metas/three "commit (amend): three amended" \
@@ -89,7 +89,7 @@ test_expect_success 'GIT_TEST_ENABLE_CHANGES overrides core.enableChanges' '
 	git for-each-ref refs/metas/ >actual &&
 	test_cmp expect actual &&
 	test_config core.enableChanges false &&
-	GIT_TEST_ENABLE_CHANGES=true test_commit five &&
+	test_env GIT_TEST_ENABLE_CHANGES=true test_commit five &&
 	test_cmp_rev refs/metas/five five
 '
 

@@ -327,16 +327,23 @@ static int check_content(struct repository *r, const struct object_id *oid,
 
 /*
  * Changes are moved during a rebase only by explicit "git change" commands
- * (the rebase itself records its rewrites when it finishes). The first time
- * a change is moved then, its previous value is saved in the state
- * directory of the rebase, for restore_changes_before_rebase().
+ * (the rebase itself records its rewrites when it finishes), while "git am"
+ * and a sequence of cherry-picks or reverts record each commit they make.
+ * The first time a change is moved while one of them is in progress, its
+ * previous value is saved in the state directory of the command, for
+ * restore_saved_changes() when it is aborted.
  */
-#define CHANGES_BEFORE_REBASE "metas-before-rebase"
 
-/* The state directory of the rebase in progress, or NULL if there is none. */
-static char *rebase_state_dir(struct repository *r)
+/*
+ * The state directory of the rebase, am, cherry-pick or revert in progress,
+ * or NULL if there is none. A cherry-pick of a single commit has none: it
+ * records nothing before it is concluded.
+ */
+static char *abortable_state_dir(struct repository *r)
 {
-	static const char *state_dirs[] = { "rebase-merge", "rebase-apply" };
+	static const char *state_dirs[] = {
+		"rebase-merge", "rebase-apply", "sequencer",
+	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(state_dirs); i++) {
 		char *dir = repo_git_path(r, "%s", state_dirs[i]);
@@ -351,14 +358,14 @@ static char *rebase_state_dir(struct repository *r)
 static void save_before_rebase(struct repository *r, const char *refname,
 			       const struct object_id *old)
 {
-	char *dir = rebase_state_dir(r);
+	char *dir = abortable_state_dir(r);
 	char *path;
 	FILE *fp;
 
 	if (!dir)
 		return;
 	/* A later entry for the same change is ignored when read. */
-	path = xstrfmt("%s/%s", dir, CHANGES_BEFORE_REBASE);
+	path = xstrfmt("%s/%s", dir, CHANGES_SAVED_FILE);
 	fp = fopen_or_warn(path, "a");
 	if (fp) {
 		fprintf(fp, "%s %s\n",
@@ -372,8 +379,14 @@ static void save_before_rebase(struct repository *r, const char *refname,
 int restore_changes_before_rebase(struct repository *r, const char *state_dir,
 				  struct strbuf *err)
 {
+	return restore_saved_changes(r, state_dir, "rebase (abort)", err);
+}
+
+int restore_saved_changes(struct repository *r, const char *state_dir,
+			  const char *reason, struct strbuf *err)
+{
 	struct ref_store *refs = get_main_ref_store(r);
-	char *path = xstrfmt("%s/%s", state_dir, CHANGES_BEFORE_REBASE);
+	char *path = xstrfmt("%s/%s", state_dir, CHANGES_SAVED_FILE);
 	struct string_list seen = STRING_LIST_INIT_DUP;
 	struct ref_transaction *transaction = NULL;
 	struct strbuf buf = STRBUF_INIT;
@@ -408,12 +421,12 @@ int restore_changes_before_rebase(struct repository *r, const char *state_dir,
 			if (refs_ref_exists(refs, refname) &&
 			    ref_transaction_delete(transaction, refname, NULL,
 						   NULL, REF_NO_DEREF,
-						   "rebase (abort)", err))
+						   reason, err))
 				goto out;
 		} else if (ref_transaction_update(transaction, refname, &old,
 						  NULL, NULL, NULL,
 						  REF_FORCE_CREATE_REFLOG,
-						  "rebase (abort)", err)) {
+						  reason, err)) {
 			goto out;
 		}
 	}
@@ -676,10 +689,25 @@ int repo_changes_enabled(struct repository *r)
 
 int changes_deferred_by_rebase(struct repository *r)
 {
-	char *dir = rebase_state_dir(r);
+	int deferred = 0;
+	char *dir = repo_git_path(r, "rebase-merge");
 
+	if (is_directory(dir))
+		deferred = 1;
 	free(dir);
-	return !!dir;
+	if (deferred)
+		return 1;
+
+	/* "git am" shares the directory of the apply backend. */
+	dir = repo_git_path(r, "rebase-apply");
+	if (is_directory(dir)) {
+		char *applying = xstrfmt("%s/applying", dir);
+
+		deferred = !file_exists(applying);
+		free(applying);
+	}
+	free(dir);
+	return deferred;
 }
 
 /* The message of a metacommit or reflog entry about `commit`. */
@@ -918,19 +946,15 @@ static void batch_clear(struct rewrite_batch *batch)
 	string_list_clear(&batch->changes, 1);
 }
 
-int record_rewrites(struct repository *r, const struct commit_rewrite *rewrites,
-		    size_t nr, enum rewrite_type type, const char *reason,
-		    struct strbuf *err)
+/* Add the rewrites in `rewrites`, of type `type`, to `batch`. */
+static int batch_add_rewrites(struct rewrite_batch *batch,
+			      const struct commit_rewrite *rewrites, size_t nr,
+			      enum rewrite_type type, struct strbuf *err)
 {
-	struct rewrite_batch batch = {
-		.repo = r,
-		.type = type,
-		.reason = reason,
-		.changes = STRING_LIST_INIT_DUP,
-	};
 	struct oid_array olds = OID_ARRAY_INIT;
 	int ret = 0;
 
+	batch->type = type;
 	for (size_t i = 0; !ret && i < nr; i++) {
 		const struct object_id *new = &rewrites[i].new;
 
@@ -946,16 +970,49 @@ int record_rewrites(struct repository *r, const struct commit_rewrite *rewrites,
 		for (size_t j = i; j < nr; j++)
 			if (oideq(&rewrites[j].new, new))
 				oid_array_append_unique(&olds, &rewrites[j].old);
-		ret = batch_record(&batch, new, &olds, err);
+		ret = batch_record(batch, new, &olds, err);
 	next:
 		;
 	}
+	oid_array_clear(&olds);
+	return ret;
+}
+
+int record_copies_and_rewrites(struct repository *r,
+			       const struct commit_rewrite *copies,
+			       size_t copies_nr,
+			       const struct commit_rewrite *rewrites,
+			       size_t rewrites_nr, const char *reason,
+			       struct strbuf *err)
+{
+	struct rewrite_batch batch = {
+		.repo = r,
+		.reason = reason,
+		.changes = STRING_LIST_INIT_DUP,
+	};
+	int ret;
+
+	/* Copies first, so that their origins are the changes as they were. */
+	ret = batch_add_rewrites(&batch, copies, copies_nr, REWRITE_COPY, err);
+	if (!ret)
+		ret = batch_add_rewrites(&batch, rewrites, rewrites_nr,
+					 REWRITE_MODIFY, err);
 	if (!ret)
 		ret = batch_commit(&batch, err);
 
-	oid_array_clear(&olds);
 	batch_clear(&batch);
 	return ret;
+}
+
+int record_rewrites(struct repository *r, const struct commit_rewrite *rewrites,
+		    size_t nr, enum rewrite_type type, const char *reason,
+		    struct strbuf *err)
+{
+	if (type == REWRITE_COPY)
+		return record_copies_and_rewrites(r, rewrites, nr, NULL, 0,
+						  reason, err);
+	return record_copies_and_rewrites(r, NULL, 0, rewrites, nr, reason,
+					  err);
 }
 
 int modify_change(struct repository *r, const struct object_id *old_commit,
@@ -991,5 +1048,76 @@ int delete_changes(struct repository *r, const struct string_list *refnames,
 
 out:
 	ref_transaction_free(transaction);
+	return ret;
+}
+
+/*
+ * "git merge --squash" leaves the commit to "git commit", like SQUASH_MSG,
+ * and lists the squashed commits here, one per line, newest first.
+ */
+static char *squashed_commits_path(struct repository *r)
+{
+	return repo_git_path(r, "SQUASH_COMMITS");
+}
+
+void save_squashed_commits(struct repository *r, const struct oid_array *commits)
+{
+	struct strbuf buf = STRBUF_INIT;
+	char *path = squashed_commits_path(r);
+
+	for (size_t i = 0; i < commits->nr; i++)
+		strbuf_addf(&buf, "%s\n", oid_to_hex(&commits->oid[i]));
+	write_file_buf(path, buf.buf, buf.len);
+	free(path);
+	strbuf_release(&buf);
+}
+
+void remove_squashed_commits(struct repository *r)
+{
+	char *path = squashed_commits_path(r);
+
+	unlink_or_warn(path);
+	free(path);
+}
+
+int record_squash(struct repository *r, const struct object_id *commit,
+		  const char *reason, struct strbuf *err)
+{
+	struct commit_rewrite *rewrites = NULL;
+	size_t nr = 0, alloc = 0;
+	struct strbuf buf = STRBUF_INIT;
+	char *path = squashed_commits_path(r);
+	const char *p;
+	int ret = -1;
+
+	if (strbuf_read_file(&buf, path, 0) < 0) {
+		ret = errno == ENOENT ? 1 : error_errno(_("could not read '%s'"), path);
+		goto out;
+	}
+	for (p = buf.buf; *p; ) {
+		struct commit_rewrite rewrite;
+
+		if (parse_oid_hex_algop(p, &rewrite.old, &p, r->hash_algo) ||
+		    *p++ != '\n') {
+			strbuf_addf(err, _("could not parse '%s'"), path);
+			goto out;
+		}
+		oidcpy(&rewrite.new, commit);
+		ALLOC_GROW(rewrites, nr + 1, alloc);
+		rewrites[nr++] = rewrite;
+	}
+	if (!nr) {
+		ret = 1;
+		goto out;
+	}
+	/* Oldest first, as the commits squashed by a rebase are recorded. */
+	for (size_t i = 0; i < nr / 2; i++)
+		SWAP(rewrites[i], rewrites[nr - 1 - i]);
+	ret = record_rewrites(r, rewrites, nr, REWRITE_COPY, reason, err);
+
+out:
+	free(rewrites);
+	free(path);
+	strbuf_release(&buf);
 	return ret;
 }

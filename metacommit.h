@@ -144,18 +144,32 @@ int modify_change(struct repository *r, const struct object_id *old_commit,
 int repo_changes_enabled(struct repository *r);
 
 /*
- * Whether a rebase is in progress in the current worktree. Commands record
- * nothing then: the rebase records the rewrites of all its commits when it
- * finishes (including what was amended when it stopped), in one
- * transaction, so "rebase --abort" has nothing to undo.
+ * Whether a rebase is in progress in the current worktree (a "git am" is
+ * not one). Commands record nothing then: the rebase records the rewrites
+ * of all its commits when it finishes (including what was amended when it
+ * stopped), in one transaction, so "rebase --abort" has nothing to undo.
  */
 int changes_deferred_by_rebase(struct repository *r);
 
 /*
- * Restore the changes that "git change" moved during the rebase whose state
- * directory is `state_dir` to where they were before it, in one
- * transaction, deleting those it created. For "rebase --abort".
+ * While a rebase, "git am" or a sequence of cherry-picks or reverts is in
+ * progress, the first value of each change moved is saved in this file of
+ * its state directory (rebase-merge, rebase-apply or sequencer), one
+ * "<object name> <refname>" line per change, the null object name for a
+ * change that did not exist.
  */
+#define CHANGES_SAVED_FILE "metas-before"
+
+/*
+ * Restore the changes moved while the command whose state directory is
+ * `state_dir` was in progress to where they were before it, in one
+ * transaction, deleting those it created. For "--abort"; `reason` is the
+ * reflog message.
+ */
+int restore_saved_changes(struct repository *r, const char *state_dir,
+			  const char *reason, struct strbuf *err);
+
+/* restore_saved_changes() for "rebase --abort". */
 int restore_changes_before_rebase(struct repository *r, const char *state_dir,
 				  struct strbuf *err);
 
@@ -204,10 +218,41 @@ int record_rewrites(struct repository *r, const struct commit_rewrite *rewrites,
 		    struct strbuf *err);
 
 /*
+ * Record, in a single ref transaction, that the commits of `copies` were
+ * copied (REWRITE_COPY) and then that those of `rewrites` were rewritten
+ * (REWRITE_MODIFY), as record_rewrites() would. A commit split in two is
+ * both: one part continues its change, the other is a new change with it as
+ * origin.
+ */
+int record_copies_and_rewrites(struct repository *r,
+			       const struct commit_rewrite *copies,
+			       size_t copies_nr,
+			       const struct commit_rewrite *rewrites,
+			       size_t rewrites_nr, const char *reason,
+			       struct strbuf *err);
+
+/*
  * Delete the changes in `refnames` (full refnames, each `util` pointing to
  * the object name the ref is expected to have) in one transaction.
  */
 int delete_changes(struct repository *r, const struct string_list *refnames,
 		   const char *reason, struct strbuf *err);
+
+/*
+ * "git merge --squash" leaves the commit to "git commit". Save the squashed
+ * `commits` (newest first, as "git log" walks them) for it, next to
+ * SQUASH_MSG, and remove them where SQUASH_MSG is removed.
+ */
+void save_squashed_commits(struct repository *r, const struct oid_array *commits);
+void remove_squashed_commits(struct repository *r);
+
+/*
+ * Record `commit`, which concludes a "git merge --squash", as a copy of
+ * every squashed commit: a new change with an origin edge to each. Returns
+ * 1 and records nothing if no squash is pending, otherwise as
+ * record_rewrites().
+ */
+int record_squash(struct repository *r, const struct object_id *commit,
+		  const char *reason, struct strbuf *err);
 
 #endif /* METACOMMIT_H */

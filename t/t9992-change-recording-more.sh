@@ -1,0 +1,283 @@
+#!/bin/sh
+
+test_description='merge --squash, revert, am, replay, history and --abort record in changes'
+
+. ./test-lib.sh
+
+# The test suite disables recording by default; let core.enableChanges decide.
+sane_unset GIT_TEST_ENABLE_CHANGES
+
+# Check that a metacommit has the given parents in the given order, the
+# empty tree and the given message. Call with the name of the metacommit,
+# its message and pairs of parent type and parent.
+check_meta_commit () {
+	name=$1 &&
+	message=$2 &&
+	shift 2 &&
+	while test $# -gt 0
+	do
+		printf "%s %s\n" "$1" "$(git rev-parse --verify "$2")" &&
+		shift 2 || return 1
+	done >expect &&
+	git cat-file commit "$name" >metacommit &&
+	sed -n -e "/^\$/q" -e "s/^parent //p" metacommit >parents &&
+	sed -n -e "/^\$/q" -e "s/^parent-type //p" metacommit >types.raw &&
+	test_line_count = 1 types.raw &&
+	tr " " "\n" <types.raw >types &&
+	paste -d " " types parents >actual &&
+	test_cmp expect actual &&
+	test_cmp_rev "$name^{tree}" $EMPTY_TREE &&
+	echo "$message" >expect &&
+	sed -e "1,/^\$/d" metacommit >actual &&
+	test_cmp expect actual
+}
+
+# Log how many changes each transaction touching any prepares.
+log_metas_transactions () {
+	rm -f .git/metas-transactions &&
+	write_script .git/hooks/reference-transaction <<-\EOF
+	if test "$1" = prepared
+	then
+		n=$(grep -c " refs/metas/")
+		test "$n" = 0 ||
+		echo $n >>"$(git rev-parse --git-common-dir)/metas-transactions"
+	fi
+	exit 0
+	EOF
+}
+
+test_expect_success 'setup' '
+	test_commit base &&
+	git checkout -b side &&
+	test_commit s1 &&
+	test_commit s2
+'
+
+test_expect_success 'merge --squash and commit copy every squashed commit' '
+	git checkout -b squash base &&
+	git merge --squash side &&
+	test_path_is_file .git/SQUASH_COMMITS &&
+	git commit -m squashed &&
+	check_meta_commit refs/metas/squashed "commit: squashed" \
+		c HEAD o s1 o s2 &&
+	test_cmp_rev refs/metas/s1 s1 &&
+	test_cmp_rev refs/metas/s2 s2 &&
+	test_path_is_missing .git/SQUASH_COMMITS
+'
+
+test_expect_success 'reset forgets the commits of a squash merge' '
+	git checkout -b squash-reset base &&
+	git merge --squash side &&
+	git reset --hard &&
+	test_path_is_missing .git/SQUASH_COMMITS &&
+	test_commit after-reset &&
+	test_cmp_rev refs/metas/after-reset HEAD
+'
+
+test_expect_success 'merge --squash records nothing when recording is off' '
+	git checkout -b squash-off base &&
+	test_config core.enableChanges false &&
+	git merge --squash side &&
+	test_path_is_missing .git/SQUASH_COMMITS &&
+	git reset --hard
+'
+
+test_expect_success 'revert creates a change' '
+	git checkout side &&
+	git revert --no-edit s2 &&
+	git for-each-ref --format="%(objectname)" refs/metas/ >actual &&
+	git rev-parse HEAD >expect &&
+	grep -f expect actual >found &&
+	test_line_count = 1 found
+'
+
+test_expect_success 'setup patches' '
+	git checkout -b am-src base &&
+	test_commit a1 &&
+	echo changed >base.t &&
+	git commit -am conflict-me &&
+	git tag conflict-me &&
+	git checkout -b other base &&
+	echo other >base.t &&
+	git commit -am other &&
+	git format-patch --stdout base..a1 >a1.mbox &&
+	git format-patch --stdout base..conflict-me >two.mbox
+'
+
+test_expect_success 'am creates a change for each patch' '
+	git checkout -b am base &&
+	git am two.mbox &&
+	test_cmp_rev refs/metas/a1-2 HEAD~ &&
+	test_cmp_rev refs/metas/conflict-me HEAD
+'
+
+test_expect_success 'am --abort restores refs/metas/' '
+	git checkout -b am-abort other &&
+	git for-each-ref refs/metas/ >before &&
+	test_must_fail git am two.mbox &&
+	git for-each-ref refs/metas/ >during &&
+	! test_cmp before during &&
+	git am --abort &&
+	git for-each-ref refs/metas/ >after &&
+	test_cmp before after
+'
+
+test_expect_success 'rebase --apply records its rewrites in one transaction' '
+	git checkout -b apply base &&
+	test_commit p1 &&
+	test_commit p2 &&
+	test_when_finished "rm -f .git/hooks/reference-transaction" &&
+	log_metas_transactions &&
+	git rebase --apply other &&
+	check_meta_commit refs/metas/p1 "rebase: p1" c HEAD~ r p1 &&
+	check_meta_commit refs/metas/p2 "rebase: p2" c HEAD r p2 &&
+	echo 2 >expect &&
+	test_cmp expect .git/metas-transactions
+'
+
+test_expect_success 'rebase --apply --abort restores refs/metas/' '
+	git checkout -b apply-abort a1 &&
+	test_commit --no-tag "after a1" base.t after &&
+	git for-each-ref refs/metas/ >before &&
+	test_must_fail git rebase --apply other &&
+	echo resolved >base.t &&
+	git add base.t &&
+	git commit --amend -m "amended during the rebase" &&
+	git change delete p1 &&
+	git rebase --abort &&
+	git for-each-ref refs/metas/ >after &&
+	test_cmp before after
+'
+
+test_expect_success 'cherry-pick --abort restores refs/metas/, kept from gc' '
+	git checkout -b pick-abort other &&
+	git for-each-ref refs/metas/ >before &&
+	test_must_fail git cherry-pick a1 conflict-me &&
+	check_meta_commit refs/metas/a1-3 "cherry-pick: a1" c HEAD o a1 &&
+	git change delete squashed &&
+	git gc --prune=now &&
+	git cherry-pick --abort &&
+	git for-each-ref refs/metas/ >after &&
+	test_cmp before after &&
+	git cat-file -e refs/metas/squashed
+'
+
+test_expect_success 'revert --abort restores refs/metas/' '
+	git checkout -b revert-abort conflict-me &&
+	echo more >base.t &&
+	git commit -am more &&
+	git for-each-ref refs/metas/ >before &&
+	test_must_fail git revert --no-edit a1 conflict-me &&
+	git for-each-ref refs/metas/ >during &&
+	! test_cmp before during &&
+	git revert --abort &&
+	git for-each-ref refs/metas/ >after &&
+	test_cmp before after
+'
+
+test_expect_success 'replay --ref-action=print records nothing' '
+	git checkout -b topic base &&
+	test_commit t1 &&
+	test_commit t2 &&
+	git for-each-ref refs/metas/ >before &&
+	git replay --ref-action=print --onto other base..topic &&
+	git for-each-ref refs/metas/ >after &&
+	test_cmp before after
+'
+
+test_expect_success 'replay --advance copies the commits' '
+	git branch advanced other &&
+	git replay --advance advanced base..topic &&
+	check_meta_commit refs/metas/t1-2 "replay: t1" c advanced~ o t1 &&
+	check_meta_commit refs/metas/t2-2 "replay: t2" c advanced o t2
+'
+
+test_expect_success 'replay --onto records its rewrites in one transaction' '
+	test_when_finished "rm -f .git/hooks/reference-transaction" &&
+	log_metas_transactions &&
+	git replay --onto other base..topic &&
+	check_meta_commit refs/metas/t1 "replay: t1" c topic~ r t1 &&
+	check_meta_commit refs/metas/t2 "replay: t2" c topic r t2 &&
+	echo 2 >expect &&
+	test_cmp expect .git/metas-transactions
+'
+
+test_expect_success 'history reword records the commit and its descendants' '
+	git checkout -b hist base &&
+	test_commit h1 &&
+	test_commit h2 &&
+	write_script fake-editor.sh <<-\EOF &&
+	echo "h1 reworded" >"$1"
+	EOF
+	test_set_editor "$(pwd)/fake-editor.sh" &&
+	git history reword h1 &&
+	check_meta_commit refs/metas/h1 "reword: h1 reworded" c HEAD~ r h1 &&
+	check_meta_commit refs/metas/h2 "reword: h2" c HEAD r h2
+'
+
+test_expect_success 'history split continues the change in one part' '
+	git checkout -b split base &&
+	touch bar foo &&
+	git add bar foo &&
+	git commit -m split-me &&
+	git tag split-me &&
+	write_script fake-editor.sh <<-\EOF &&
+	head -n1 fake-input >"$1"
+	sed 1d fake-input >fake-input.trimmed &&
+	mv fake-input.trimmed fake-input
+	EOF
+	printf "%s\n" first second >fake-input &&
+	test_set_editor "$(pwd)/fake-editor.sh" &&
+	git history split HEAD <<-\EOF &&
+	y
+	n
+	EOF
+	check_meta_commit refs/metas/split-me "split: second" \
+		c HEAD r split-me &&
+	check_meta_commit refs/metas/first "split: first" c HEAD~ o split-me
+'
+
+test_expect_success 'clone, fetch and pull record nothing' '
+	git clone --no-local . clone &&
+	git -C clone for-each-ref refs/metas/ >actual &&
+	test_must_be_empty actual &&
+	git checkout -b imported base &&
+	test_commit --no-tag imported &&
+	git -C clone fetch origin &&
+	git -C clone checkout -b imported origin/imported~ &&
+	git -C clone pull --ff-only origin imported &&
+	git -C clone for-each-ref refs/metas/ >actual &&
+	test_must_be_empty actual
+'
+
+test_expect_success 'fast-import and filter-branch record nothing' '
+	git init -b main import &&
+	(
+		cd import &&
+		cat >input <<-INPUT_END &&
+		commit refs/heads/main
+		committer $GIT_COMMITTER_NAME <$GIT_COMMITTER_EMAIL> $GIT_COMMITTER_DATE
+		data <<COMMIT
+		imported
+		COMMIT
+		M 644 inline file
+		data <<EOF
+		content
+		EOF
+
+		INPUT_END
+		git fast-import <input &&
+		git for-each-ref refs/metas/ >actual &&
+		test_must_be_empty actual &&
+		git reset -q --hard &&
+		FILTER_BRANCH_SQUELCH_WARNING=1 git filter-branch \
+			--msg-filter "sed s/imported/filtered/" main &&
+		git log -1 --format=%s main >actual &&
+		echo filtered >expect &&
+		test_cmp expect actual &&
+		git for-each-ref refs/metas/ >actual &&
+		test_must_be_empty actual
+	)
+'
+
+test_done

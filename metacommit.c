@@ -1,6 +1,7 @@
 #include "git-compat-util.h"
 #include "metacommit.h"
 #include "abspath.h"
+#include "change-name.h"
 #include "change-table.h"
 #include "commit.h"
 #include "config.h"
@@ -14,9 +15,6 @@
 #include "repository.h"
 #include "string-list.h"
 #include "strbuf.h"
-
-/* Change names derived from a subject are cut to this many characters. */
-#define CHANGE_NAME_MAX 20
 
 void metacommit_data_clear(struct metacommit_data *data)
 {
@@ -190,36 +188,6 @@ void strbuf_add_change_refname(struct strbuf *refname, const char *name)
 	strbuf_addstr(refname, name);
 }
 
-/*
- * Append a change name derived from the subject of `commit` to `out`: its
- * first characters, with each run of whitespace or slashes turned into a
- * single dash, so that the name is a single, valid refname component.
- */
-static void default_change_name(struct repository *r, struct commit *commit,
-				struct strbuf *out)
-{
-	const char *buffer = repo_get_commit_buffer(r, commit, NULL);
-	struct strbuf words = STRBUF_INIT;
-	const char *subject;
-	size_t len = find_commit_subject(buffer, &subject);
-	size_t start = out->len;
-
-	for (size_t i = 0; i < len && words.len < CHANGE_NAME_MAX; i++) {
-		if (!isspace(subject[i]) && subject[i] != '/')
-			strbuf_addch(&words, subject[i]);
-		else if (words.len && words.buf[words.len - 1] != '-')
-			strbuf_addch(&words, '-');
-	}
-	repo_unuse_commit_buffer(r, commit, buffer);
-
-	sanitize_refname_component(words.buf, out);
-	while (out->len > start && strchr("-.", out->buf[out->len - 1]))
-		strbuf_setlen(out, out->len - 1);
-	if (out->len == start)
-		strbuf_addstr(out, "change");
-	strbuf_release(&words);
-}
-
 /* Whether `refname` exists, or cannot be created because of another ref. */
 static int change_name_taken(struct ref_store *refs, const char *refname)
 {
@@ -243,7 +211,7 @@ static void new_change_refname(struct repository *r, struct commit *content,
 	size_t base_len;
 
 	strbuf_addstr(refname, CHANGES_REF_PREFIX);
-	default_change_name(r, content, refname);
+	change_name_for_commit(r, content, refname);
 	base_len = refname->len;
 	for (int suffix = 2;
 	     (reserved && unsorted_string_list_has_string(reserved, refname->buf)) ||

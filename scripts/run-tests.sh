@@ -16,7 +16,7 @@ our_scripts () {
 }
 
 # Our unit tests: clar suites this series adds or extends.
-OUR_CLAR_SUITES="oid_array"
+OUR_CLAR_SUITES="oid_array change_name"
 
 run_ours () {
 	scripts=${T:-$(our_scripts)}

@@ -225,7 +225,7 @@ test_expect_success 'new change names are valid and unique' '
 	EOF
 	test_cmp expect actual &&
 	test_cmp_rev metas/dir-2 HEAD~4 &&
-	test_cmp_rev metas/a-b-c-d HEAD~3 &&
+	test_cmp_rev metas/b-c-d HEAD~3 &&
 	test_cmp_rev metas/one-2 HEAD~1 &&
 	test_cmp_rev metas/change-2 HEAD &&
 	git update-ref -d refs/metas/dir/x
@@ -280,7 +280,7 @@ test_expect_success 'a blob under refs/metas/ is skipped' '
 	test_grep ! blob actual &&
 	test_grep "^metas/fake\$" actual &&
 	git change update -c HEAD~2 -r HEAD~3 >actual 2>err &&
-	test_grep "Updated change metas/a-b-c-d" actual
+	test_grep "Updated change metas/b-c-d" actual
 '
 
 test_expect_success 'malformed metacommits are rejected' '
@@ -311,6 +311,60 @@ test_expect_success 'changes work with any ref backend' '
 	git for-each-ref refs/metas/ >refs &&
 	git change list >actual &&
 	test_line_count = $(wc -l <refs) actual
+'
+
+test_expect_success 'change names are words of the subject' '
+	git commit --allow-empty -m "Teach the parser to skip comments" &&
+	git change update >actual &&
+	echo "Created change metas/teach-parser-skip" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'the change-name hook names new changes' '
+	test_hook change-name <<-\EOF &&
+	echo "topic/$(git log -1 --format=%s "$1")"
+	EOF
+	git commit --allow-empty -m hooked &&
+	git change update >actual &&
+	echo "Created change metas/topic/hooked" >expect &&
+	test_cmp expect actual &&
+	git commit --allow-empty -m hooked &&
+	git change update >actual &&
+	echo "Created change metas/topic/hooked-2" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'unusable names from the change-name hook are ignored' '
+	for name in "../x" "metas/x" "refs/heads/x" "a b" "x.lock" "@{-1}"
+	do
+		test_hook --clobber change-name <<-EOF &&
+		echo "$name"
+		EOF
+		git commit --allow-empty -m "fallback" &&
+		git change update >actual 2>err &&
+		test_grep "ignoring change name" err &&
+		test_grep "^Created change metas/fallback" actual || return 1
+	done &&
+	test_grep ! "refs/heads/x" actual &&
+	test_must_fail git rev-parse --verify -q refs/heads/x
+'
+
+test_expect_success 'a failing or silent change-name hook is not used' '
+	test_hook --clobber change-name <<-\EOF &&
+	echo ignored; exit 1
+	EOF
+	git commit --allow-empty -m "declined" &&
+	git change update >actual 2>err &&
+	echo "Created change metas/declined" >expect &&
+	test_cmp expect actual &&
+	test_hook --clobber change-name <<-\EOF &&
+	true
+	EOF
+	git commit --allow-empty -m "silent" &&
+	git change update >actual &&
+	echo "Created change metas/silent" >expect &&
+	test_cmp expect actual &&
+	test_hook --remove change-name
 '
 
 test_done

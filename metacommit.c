@@ -7,7 +7,9 @@
 #include "config.h"
 #include "dir.h"
 #include "gettext.h"
+#include "date.h"
 #include "hex.h"
+#include "ident.h"
 #include "odb.h"
 #include "parse.h"
 #include "path.h"
@@ -126,6 +128,27 @@ static int append_parent(struct repository *r, const struct object_id *oid,
 	return 0;
 }
 
+/*
+ * The identity a metacommit is written with, as both its author and its
+ * committer: it is bookkeeping done on behalf of the committer. It must
+ * never stop the command that records it, which has already made its
+ * commits: unlike commit_tree_extended()'s default, it does not die on an
+ * unusable identity or date from the environment (such as an author date
+ * meant for the commits only), but falls back to the defaults.
+ */
+static char *metacommit_ident(void)
+{
+	const char *date = getenv("GIT_COMMITTER_DATE");
+	struct strbuf parsed = STRBUF_INIT;
+
+	if (date && parse_date(date, &parsed) < 0)
+		date = NULL;
+	strbuf_release(&parsed);
+	return xstrdup(fmt_ident(getenv("GIT_COMMITTER_NAME"),
+				 getenv("GIT_COMMITTER_EMAIL"),
+				 WANT_COMMITTER_IDENT, date, 0));
+}
+
 int write_metacommit(struct repository *r, const struct metacommit_data *data,
 		     const char *message, struct object_id *result,
 		     struct strbuf *err)
@@ -137,6 +160,7 @@ int write_metacommit(struct repository *r, const struct metacommit_data *data,
 	struct strbuf types = STRBUF_INIT;
 	struct strbuf msg = STRBUF_INIT;
 	struct object_id tree;
+	char *ident = NULL;
 	int ret = -1;
 
 	/*
@@ -166,14 +190,16 @@ int write_metacommit(struct repository *r, const struct metacommit_data *data,
 
 	strbuf_addstr(&msg, message);
 	strbuf_complete_line(&msg);
+	ident = metacommit_ident();
 	if (commit_tree_extended(msg.buf, msg.len, &tree, parents, result,
-				 NULL, NULL, NULL, &header)) {
+				 ident, ident, NULL, &header)) {
 		strbuf_addstr(err, _("unable to write metacommit"));
 		goto out;
 	}
 	ret = 0;
 
 out:
+	free(ident);
 	commit_list_free(parents);
 	strbuf_release(&types);
 	strbuf_release(&msg);
@@ -442,7 +468,9 @@ static void index_change(struct repository *r, const struct object_id *content,
 	strbuf_addf(&line, "%s\n", refname);
 	if (safe_create_leading_directories(r, path) != SCLD_OK ||
 	    (fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0666)) < 0 ||
-	    write_in_full(fd, line.buf, line.len) < 0)
+	    write_in_full(fd, line.buf, line.len) < 0 ||
+	    /* Others sharing the repository append to it too. */
+	    adjust_shared_perm(r, path))
 		warning_errno(_("could not update '%s'"), path);
 	if (fd >= 0)
 		close(fd);

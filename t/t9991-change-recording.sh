@@ -220,4 +220,37 @@ test_expect_success 'rebase --abort leaves refs/metas/ as it was' '
 		c HEAD~1 r "refs/metas/r3@{1}"
 '
 
+test_expect_success 'an unusable identity in the environment does not stop a rebase' '
+	git init bad-ident &&
+	(
+		cd bad-ident &&
+		test_commit A &&
+		test_commit B &&
+		test_commit C &&
+		# An author date that is fine for nothing: the rebase keeps the
+		# original authors, and recording must not die on it either.
+		GIT_AUTHOR_DATE=@123456 git rebase --onto A B &&
+		test_path_is_missing .git/rebase-merge &&
+		check_meta_commit refs/metas/c "rebase: C" c HEAD r C &&
+		git cat-file commit refs/metas/c >meta &&
+		test_grep "^author $GIT_COMMITTER_NAME <$GIT_COMMITTER_EMAIL> $GIT_COMMITTER_DATE" meta
+	)
+'
+
+test_expect_success POSIXPERM 'the content index honors core.sharedRepository' '
+	test_when_finished "umask $(umask)" &&
+	umask 002 &&
+	git init --shared=0660 shared &&
+	(
+		cd shared &&
+		test_commit A &&
+		for f in .git/metas-index/*/*
+		do
+			test_modebits "$f" >actual &&
+			echo "-rw-rw----" >expect &&
+			test_cmp expect actual || return 1
+		done
+	)
+'
+
 test_done

@@ -19,7 +19,7 @@ our_scripts () {
 OUR_CLAR_SUITES="oid_array change_name"
 
 run_ours () {
-	scripts=${T:-$(our_scripts)}
+	scripts=$(echo ${T:-$(our_scripts)})
 	test -n "$scripts" || die "no test scripts to run"
 	cd "$tree/t" || exit 1
 	status=0

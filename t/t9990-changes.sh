@@ -6,6 +6,11 @@ test_description='git change - low level meta-commit management'
 
 . "$TEST_DIRECTORY"/lib-rebase.sh
 
+# These tests record changes by hand with "git change update"; automatic
+# recording (t9991) would get in the way, even when the suite forces it on.
+GIT_TEST_ENABLE_CHANGES=false
+export GIT_TEST_ENABLE_CHANGES
+
 # Check that a metacommit has the given parents in the given order, the
 # empty tree and the given message. Call with the name of the metacommit,
 # its message and pairs of parent type and parent.

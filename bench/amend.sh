@@ -81,13 +81,16 @@ for n in ${*:-0 1000 10000}
 do
 	make_repo "$n" "$work/v$n"
 	cp -a "$work/v$n" "$work/p$n"
-	for cmd in "commit --amend -q --no-edit --allow-empty" "commit -q --allow-empty -m next"
+	# Each amend gets a new message: amending to an identical commit
+	# (same second, same message) would rewrite nothing and record nothing.
+	for cmd in 'commit --amend -q --allow-empty -m "amend $RANDOM$RANDOM"' \
+		   "commit -q --allow-empty -m next"
 	do
 		for which in vanilla patched
 		do
 			eval bin=\$$which
 			dir=$work/$(echo $which | cut -c1)$n
-			hyperfine -N -w 3 -r "$RUNS" --export-json "$work/$which.json" \
+			hyperfine --shell=bash -w 3 -r "$RUNS" --export-json "$work/$which.json" \
 				"$bin -C $dir $cmd" >/dev/null 2>&1
 		done
 		v=$(median "$work/vanilla.json") p=$(median "$work/patched.json")

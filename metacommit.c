@@ -115,6 +115,49 @@ int parse_metacommit(struct repository *r, struct commit *commit,
 	return ret;
 }
 
+int is_metacommit(struct repository *r, struct commit *commit)
+{
+	struct strbuf err = STRBUF_INIT;
+	int type = parse_metacommit(r, commit, NULL, &err);
+
+	strbuf_release(&err);
+	return type != METACOMMIT_TYPE_NONE;
+}
+
+int is_change_refname(const char *refname)
+{
+	const char *rest;
+
+	if (starts_with(refname, CHANGES_REF_PREFIX) ||
+	    starts_with(refname, "refs/hiddenmetas/"))
+		return 1;
+	if (!skip_prefix(refname, "refs/remotes/", &rest))
+		return 0;
+	rest = strchr(rest, '/');
+	return rest && starts_with(rest, "/metas/");
+}
+
+int peel_change_head(struct repository *r, const char *refname,
+		     struct object_id *oid)
+{
+	struct metacommit_data data = METACOMMIT_DATA_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct commit *commit;
+	int peeled = 0;
+
+	if (!is_change_refname(refname) ||
+	    odb_read_object_info(r->objects, oid, NULL) != OBJ_COMMIT)
+		return 0;
+	commit = lookup_commit(r, oid);
+	if (commit && parse_metacommit(r, commit, &data, &err) > 0) {
+		oidcpy(oid, &data.content);
+		peeled = 1;
+	}
+	metacommit_data_clear(&data);
+	strbuf_release(&err);
+	return peeled;
+}
+
 static int append_parent(struct repository *r, const struct object_id *oid,
 			 struct commit_list ***tail, struct strbuf *err)
 {

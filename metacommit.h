@@ -67,6 +67,28 @@ int parse_metacommit(struct repository *r, struct commit *commit,
 		     struct metacommit_data *data, struct strbuf *err);
 
 /*
+ * Whether `commit` is a metacommit, well-formed or not: whether it has a
+ * "parent-type" header. Such a commit has the empty tree and must never be
+ * checked out.
+ */
+int is_metacommit(struct repository *r, struct commit *commit);
+
+/*
+ * Whether `refname` names a change: it is under refs/metas/,
+ * refs/hiddenmetas/ or refs/remotes/<remote>/metas/.
+ */
+int is_change_refname(const char *refname);
+
+/*
+ * A change given by name stands for its content. If `refname` names a
+ * change and `oid`, its value, is a well-formed metacommit, replace `oid`
+ * with the metacommit's content (or abandoned) commit and return 1;
+ * otherwise leave it alone and return 0.
+ */
+int peel_change_head(struct repository *r, const char *refname,
+		     struct object_id *oid);
+
+/*
  * Write a metacommit for `data` with the (human-readable) message `message`,
  * which describes the operation that produced it, such as "amend". The empty
  * tree is written to the object database as well. Returns 0 and stores the

@@ -1,5 +1,13 @@
 # Helpers for the tests of changes and metacommits (t999x).
 
+# Print the object name of a revision without peeling a change to its
+# content: in revisions, "metas/foo" stands for the commit the change holds
+# and "metas/foo^{metacommit}" for its metacommit, if it has one.
+raw_rev () {
+	git rev-parse --verify -q "$1^{metacommit}" ||
+	git rev-parse --verify "$1"
+}
+
 # Check that a metacommit has the given parents in the given order, the
 # empty tree and the given message. Call with the name of the metacommit,
 # its message and pairs of parent type and parent.
@@ -9,10 +17,10 @@ check_meta_commit () {
 	shift 2 &&
 	while test $# -gt 0
 	do
-		printf "%s %s\n" "$1" "$(git rev-parse --verify "$2")" &&
+		printf "%s %s\n" "$1" "$(raw_rev "$2")" &&
 		shift 2 || return 1
 	done >expect &&
-	git cat-file commit "$name" >metacommit &&
+	git cat-file commit "$name^{metacommit}" >metacommit &&
 	# only look at the header, up to the first empty line
 	sed -n -e "/^\$/q" -e "s/^parent //p" metacommit >parents &&
 	sed -n -e "/^\$/q" -e "s/^parent-type //p" metacommit >types.raw &&
@@ -20,7 +28,7 @@ check_meta_commit () {
 	tr " " "\n" <types.raw >types &&
 	paste -d " " types parents >actual &&
 	test_cmp expect actual &&
-	test_cmp_rev "$name^{tree}" $EMPTY_TREE &&
+	test_cmp_rev "$name^{metacommit}^{tree}" $EMPTY_TREE &&
 	echo "$message" >expect &&
 	sed -e "1,/^\$/d" metacommit >actual &&
 	test_cmp expect actual

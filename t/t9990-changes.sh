@@ -47,7 +47,7 @@ test_expect_success 'update meta-commits after rebase' '
 	test_cmp expect out &&
 	test_must_be_empty err &&
 	git change update --replace tags/two --content HEAD@{2} &&
-	oid=$(git rev-parse --verify metas/two) &&
+	oid=$(git rev-parse --verify "metas/two^{metacommit}") &&
 	git change update --replace HEAD@{2} --replace tags/three \
 		--content HEAD >out &&
 	cat >expect <<-\EOF &&
@@ -65,7 +65,7 @@ test_expect_success 'update meta-commits after rebase' '
 	#    the command line.
 	check_meta_commit metas/two "change update" \
 		c HEAD r $oid r tags/three &&
-	test_cmp_rev metas/three metas/two
+	test_cmp_rev "metas/three^{metacommit}" "metas/two^{metacommit}"
 '
 
 test_expect_success 'metacommits are complete objects' '
@@ -247,7 +247,7 @@ test_expect_success 'unknown subcommand' '
 '
 
 test_expect_success 'a metacommit cannot be the content of a change' '
-	test_must_fail git change update -c metas/fake 2>err &&
+	test_must_fail git change update -c "metas/fake^{metacommit}" 2>err &&
 	test_grep "cannot be the content of a change" err
 '
 

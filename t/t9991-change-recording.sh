@@ -208,7 +208,7 @@ test_expect_success 'an unusable identity in the environment does not stop a reb
 		GIT_AUTHOR_DATE=@123456 git rebase --onto A B &&
 		test_path_is_missing .git/rebase-merge &&
 		check_meta_commit refs/metas/c "rebase: C" c HEAD r C &&
-		git cat-file commit refs/metas/c >meta &&
+		git cat-file commit "refs/metas/c^{metacommit}" >meta &&
 		test_grep "^author $GIT_COMMITTER_NAME <$GIT_COMMITTER_EMAIL> $GIT_COMMITTER_DATE" meta
 	)
 '

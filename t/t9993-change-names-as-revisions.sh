@@ -1,0 +1,198 @@
+#!/bin/sh
+
+test_description='a change given by name stands for its content; metacommits are never checked out'
+
+. ./test-lib.sh
+. "$TEST_DIRECTORY"/lib-changes.sh
+
+# Record changes as a user's git does; the names are checked by t9991.
+GIT_TEST_ENABLE_CHANGES=true
+export GIT_TEST_ENABLE_CHANGES
+
+test_expect_success 'setup' '
+	git checkout -b main &&
+	test_commit base &&
+	echo one >file &&
+	git add file &&
+	git commit -m "first version" &&
+	git tag v1 &&
+	echo two >file &&
+	git commit -a --amend -m "first version" &&
+	git tag v2 &&
+	test_commit --no-tag other &&
+	git for-each-ref --format="%(objectname) %(refname)" refs/metas/ >refs &&
+	meta=$(sed -n "s| refs/metas/first-version\$||p" refs) &&
+	check_meta_commit $meta "commit (amend): first version" c v2 r v1
+'
+
+test_expect_success 'a change name resolves to its content' '
+	test_cmp_rev metas/first-version v2 &&
+	test_cmp_rev refs/metas/first-version v2 &&
+	test_cmp_rev metas/first-version~1 base &&
+	test_cmp_rev metas/first-version^{tree} v2^{tree} &&
+	echo two >expect &&
+	git cat-file blob metas/first-version:file >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'the reflog of a change resolves to earlier contents' '
+	test_cmp_rev metas/first-version@{0} v2 &&
+	test_cmp_rev metas/first-version@{1} v1
+'
+
+test_expect_success '^{metacommit} names the metacommit' '
+	meta=$(sed -n "s| refs/metas/first-version\$||p" refs) &&
+	test_cmp_rev "metas/first-version^{metacommit}" $meta &&
+	test_cmp_rev "refs/metas/first-version^{metacommit}" $meta &&
+	test_cmp_rev "$meta^{metacommit}" $meta &&
+	test_cmp_rev "metas/first-version^{metacommit}^1" v2 &&
+	test_cmp_rev "metas/first-version^{metacommit}^{tree}" $EMPTY_TREE
+'
+
+test_expect_success '^{metacommit} fails for anything else' '
+	test_must_fail git rev-parse --verify "v2^{metacommit}" 2>err &&
+	test_grep "v2: not a metacommit" err &&
+	test_must_fail git rev-parse --verify "HEAD@{1}^{metacommit}" &&
+	test_must_fail git rev-parse --verify "metas/other^{metacommit}" &&
+	test_must_fail git rev-parse --verify "v2^{tree}^{metacommit}" &&
+	test_must_fail git rev-parse --verify "no-such-ref^{metacommit}" &&
+	test_must_fail git rev-parse -q --verify "v2^{metacommit}" 2>err &&
+	test_must_be_empty err
+'
+
+test_expect_success 'a change that points at a commit resolves to it' '
+	test_cmp_rev metas/other HEAD &&
+	git for-each-ref --format="%(objectname)" refs/metas/other >actual &&
+	git rev-parse HEAD >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'ref listings and bundles show the metacommit' '
+	meta=$(git rev-parse "metas/first-version^{metacommit}") &&
+	echo "$meta refs/metas/first-version" >expect &&
+	git show-ref refs/metas/first-version >actual &&
+	test_cmp expect actual &&
+	git bundle create all.bundle --all &&
+	git bundle list-heads all.bundle >heads &&
+	grep refs/metas/first-version heads >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'a bundle of a change named on the command line holds its content' '
+	git bundle create first.bundle metas/first-version &&
+	git bundle list-heads first.bundle >actual &&
+	echo "$(git rev-parse v2) refs/metas/first-version" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'remote and hidden changes resolve to their content' '
+	meta=$(git rev-parse "metas/first-version^{metacommit}") &&
+	git update-ref refs/remotes/origin/metas/first-version $meta &&
+	git update-ref refs/hiddenmetas/first-version $meta &&
+	test_cmp_rev origin/metas/first-version v2 &&
+	test_cmp_rev hiddenmetas/first-version v2 &&
+	test_cmp_rev "origin/metas/first-version^{metacommit}" $meta
+'
+
+test_expect_success 'other refs to a metacommit are not peeled' '
+	meta=$(git rev-parse "metas/first-version^{metacommit}") &&
+	git update-ref refs/heads/meta $meta &&
+	git update-ref refs/remotes/origin/meta $meta &&
+	test_when_finished "git update-ref -d refs/heads/meta" &&
+	test_cmp_rev meta $meta &&
+	test_cmp_rev origin/meta $meta
+'
+
+test_expect_success 'an abandoned change resolves to the abandoned commit' '
+	git cat-file commit "metas/first-version^{metacommit}" >meta &&
+	sed "s/^parent-type c r\$/parent-type a r/" meta >abandoned &&
+	! test_cmp meta abandoned &&
+	oid=$(git hash-object -t commit -w abandoned) &&
+	git update-ref refs/metas/abandoned $oid &&
+	test_cmp_rev metas/abandoned v2 &&
+	test_cmp_rev "metas/abandoned^{metacommit}" $oid
+'
+
+test_expect_success 'a malformed metacommit is not peeled' '
+	git cat-file commit "metas/first-version^{metacommit}" >meta &&
+	sed "s/^parent-type c r\$/parent-type c/" meta >malformed &&
+	oid=$(git hash-object -t commit -w malformed) &&
+	git update-ref refs/metas/malformed $oid &&
+	test_cmp_rev metas/malformed $oid
+'
+
+test_expect_success 'checkout of a change detaches HEAD at its content' '
+	git checkout metas/first-version &&
+	test_cmp_rev HEAD v2 &&
+	echo two >expect &&
+	test_cmp expect file &&
+	git status >actual &&
+	test_grep "HEAD detached at metas/first-version" actual &&
+	git switch --detach metas/other &&
+	test_cmp_rev HEAD main
+'
+
+test_expect_success 'reset, log, show, diff and branch use the content' '
+	git reset --hard metas/first-version &&
+	test_cmp_rev HEAD v2 &&
+	git log --format=%H metas/first-version >actual &&
+	git log --format=%H v2 >expect &&
+	test_cmp expect actual &&
+	git show -s --format=%H metas/first-version >actual &&
+	git rev-parse v2 >expect &&
+	test_cmp expect actual &&
+	git diff --stat metas/first-version@{1} metas/first-version >actual &&
+	test_grep "file | 2 +-" actual &&
+	git branch from-change metas/first-version &&
+	test_cmp_rev from-change v2
+'
+
+test_expect_success 'cherry-pick and rebase --onto a change use its content' '
+	git checkout -b topic base &&
+	test_commit topic-file &&
+	git rebase --onto metas/first-version base &&
+	test_cmp_rev HEAD^ v2 &&
+	git checkout -b picks base &&
+	git cherry-pick metas/first-version &&
+	test_cmp_rev HEAD^ base &&
+	test_cmp_rev HEAD^{tree} v2^{tree}
+'
+
+test_expect_success 'checkout, switch, reset and branch refuse a metacommit' '
+	git checkout main &&
+	git rev-parse HEAD >head.before &&
+	git ls-files >files.before &&
+	test_must_fail git checkout "metas/first-version^{metacommit}" 2>err &&
+	test_grep "cannot check out .metas/first-version^{metacommit}.: it is a metacommit" err &&
+	test_must_fail git checkout -b new "metas/first-version^{metacommit}" 2>err &&
+	test_grep "it is a metacommit" err &&
+	test_must_fail git switch --detach "metas/first-version^{metacommit}" 2>err &&
+	test_grep "it is a metacommit" err &&
+	test_must_fail git reset --hard "metas/first-version^{metacommit}" 2>err &&
+	test_grep "cannot reset to .metas/first-version^{metacommit}.: it is a metacommit" err &&
+	test_must_fail git reset --soft metas/malformed 2>err &&
+	test_grep "it is a metacommit" err &&
+	test_must_fail git branch new "metas/first-version^{metacommit}" 2>err &&
+	test_grep "is a metacommit" err &&
+	test_must_fail git rev-parse --verify new &&
+	git rev-parse HEAD >head.after &&
+	test_cmp head.before head.after &&
+	git ls-files >files.after &&
+	test_cmp files.before files.after &&
+	git symbolic-ref HEAD >actual &&
+	echo refs/heads/main >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'checkout of a branch at a metacommit is refused' '
+	git update-ref refs/heads/meta-branch "metas/first-version^{metacommit}" &&
+	test_must_fail git checkout meta-branch 2>err &&
+	test_grep "cannot check out .meta-branch.: it is a metacommit" err &&
+	test_must_fail git switch meta-branch 2>err &&
+	test_grep "it is a metacommit" err &&
+	git symbolic-ref HEAD >actual &&
+	echo refs/heads/main >expect &&
+	test_cmp expect actual
+'
+
+test_done

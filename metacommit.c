@@ -268,27 +268,68 @@ static int change_name_taken(struct ref_store *refs, const char *refname)
 	return taken;
 }
 
+static int change_refname_in_use(struct ref_store *refs,
+				 const struct string_list *reserved,
+				 const char *refname)
+{
+	return (reserved && unsorted_string_list_has_string(reserved, refname)) ||
+		change_name_taken(refs, refname);
+}
+
+static void set_name_suffix(struct strbuf *refname, size_t base_len,
+			    unsigned long suffix)
+{
+	strbuf_setlen(refname, base_len);
+	strbuf_addf(refname, "-%lu", suffix);
+}
+
 /*
  * Compute the refname of a new change for `content`. The design leaves the
  * naming scheme open; a numeric suffix keeps the name unique.
+ *
+ * Suffixes are handed out in order ("wip", "wip-2", "wip-3", ...), so a
+ * repeated subject would cost one ref lookup per earlier use if they were
+ * tried in turn. Instead, gallop to a free suffix and bisect back to one
+ * that follows a used one: O(log n) lookups, and still the next number
+ * when none was deleted.
  */
 static void new_change_refname(struct repository *r, struct commit *content,
 			       struct string_list *reserved,
 			       struct strbuf *refname)
 {
 	struct ref_store *refs = get_main_ref_store(r);
+	unsigned long used = 1, free_suffix = 2;
 	size_t base_len;
 
 	strbuf_addstr(refname, CHANGES_REF_PREFIX);
 	change_name_for_commit(r, content, refname);
+	if (!change_refname_in_use(refs, reserved, refname->buf))
+		return;
 	base_len = refname->len;
-	for (int suffix = 2;
-	     (reserved && unsorted_string_list_has_string(reserved, refname->buf)) ||
-	     change_name_taken(refs, refname->buf);
-	     suffix++) {
-		strbuf_setlen(refname, base_len);
-		strbuf_addf(refname, "-%d", suffix);
+
+	/* The bare name counts as suffix 1: find a free suffix above it. */
+	for (;;) {
+		set_name_suffix(refname, base_len, free_suffix);
+		if (!change_refname_in_use(refs, reserved, refname->buf))
+			break;
+		used = free_suffix;
+		if (free_suffix > ULONG_MAX / 2)
+			die(_("no free name for a change named after '%s'"),
+			    refname->buf);
+		free_suffix *= 2;
 	}
+
+	/* Invariant: "used" is taken, "free_suffix" is not. */
+	while (free_suffix - used > 1) {
+		unsigned long mid = used + (free_suffix - used) / 2;
+
+		set_name_suffix(refname, base_len, mid);
+		if (change_refname_in_use(refs, reserved, refname->buf))
+			used = mid;
+		else
+			free_suffix = mid;
+	}
+	set_name_suffix(refname, base_len, free_suffix);
 }
 
 struct resolve_cb {

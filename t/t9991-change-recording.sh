@@ -96,6 +96,30 @@ test_expect_success 'the design example for commit' '
 	)
 '
 
+test_expect_success 'a repeated subject takes the next free suffix' '
+	git init wip &&
+	(
+		cd wip &&
+		for i in 1 2 3 4 5 6 7 8 9 10
+		do
+			test_tick &&
+			git commit --allow-empty -m wip || return 1
+		done &&
+		git for-each-ref --format="%(refname)" --sort=committerdate \
+			refs/metas/ >actual &&
+		{
+			echo refs/metas/wip &&
+			test_seq -f refs/metas/wip-%d 2 10
+		} >expect &&
+		test_cmp expect actual &&
+		git update-ref -d refs/metas/wip-8 &&
+		git commit --allow-empty -m wip &&
+		test_cmp_rev refs/metas/wip-8 HEAD &&
+		git commit --allow-empty -m wip &&
+		test_cmp_rev refs/metas/wip-11 HEAD
+	)
+'
+
 test_expect_success 'merge creates a change for a merge commit' '
 	git checkout -b topic one &&
 	test_commit side &&

@@ -269,7 +269,7 @@ static int change_name_taken(struct ref_store *refs, const char *refname)
 }
 
 static int change_refname_in_use(struct ref_store *refs,
-				 const struct string_list *reserved,
+				 struct string_list *reserved,
 				 const char *refname)
 {
 	return (reserved && unsorted_string_list_has_string(reserved, refname)) ||
@@ -843,6 +843,9 @@ struct rewrite_batch {
 	const char *reason;
 	/* refname -> struct batch_change, in the order they were found */
 	struct string_list changes;
+	/* Other refs to move in the same transaction. */
+	const struct ref_move *moves;
+	size_t moves_nr;
 };
 
 static struct batch_change *batch_add(struct rewrite_batch *batch,
@@ -998,6 +1001,18 @@ static int batch_commit(struct rewrite_batch *batch, struct strbuf *err)
 					   change->msg, err))
 			goto out;
 	}
+	for (size_t i = 0; i < batch->moves_nr; i++) {
+		const struct ref_move *move = &batch->moves[i];
+
+		if (is_null_oid(&move->new) ?
+		    ref_transaction_delete(transaction, move->refname,
+					   &move->old, NULL, 0, batch->reason,
+					   err) :
+		    ref_transaction_update(transaction, move->refname,
+					   &move->new, &move->old, NULL, NULL,
+					   0, batch->reason, err))
+			goto out;
+	}
 	if (ref_transaction_commit(transaction, err))
 		goto out;
 
@@ -1080,6 +1095,35 @@ int record_copies_and_rewrites(struct repository *r,
 	if (!ret)
 		ret = batch_commit(&batch, err);
 
+	batch_clear(&batch);
+	return ret;
+}
+
+int record_rewrites_and_move_refs(struct repository *r,
+				  const struct string_list *known_changes,
+				  const struct commit_rewrite *rewrites,
+				  size_t nr, const struct ref_move *moves,
+				  size_t moves_nr, const char *reason,
+				  struct strbuf *err)
+{
+	struct rewrite_batch batch = {
+		.repo = r,
+		.reason = reason,
+		.changes = STRING_LIST_INIT_DUP,
+		.moves = moves,
+		.moves_nr = moves_nr,
+	};
+	const struct string_list_item *item;
+	int ret;
+
+	for_each_string_list_item(item, known_changes) {
+		const struct change_head *change = item->util;
+
+		batch_add(&batch, item->string, &change->head, &change->content);
+	}
+	ret = batch_add_rewrites(&batch, rewrites, nr, REWRITE_MODIFY, err);
+	if (!ret)
+		ret = batch_commit(&batch, err);
 	batch_clear(&batch);
 	return ret;
 }

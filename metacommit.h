@@ -253,6 +253,29 @@ int record_copies_and_rewrites(struct repository *r,
 			       size_t rewrites_nr, const char *reason,
 			       struct strbuf *err);
 
+/* A ref moved along with recorded rewrites, e.g. a branch that follows. */
+struct ref_move {
+	const char *refname;
+	/* The value the ref must have. */
+	struct object_id old;
+	/* Its new value; the null object name deletes the ref. */
+	struct object_id new;
+};
+
+/*
+ * For commands that know the changes they rewrite, such as "git evolve":
+ * record_rewrites() of type REWRITE_MODIFY, where `known_changes` (each
+ * `string` a refname, each `util` its `struct change_head`) are found by
+ * their content without the index, and where `moves` (other refs, or
+ * changes to delete) are applied in the same ref transaction.
+ */
+int record_rewrites_and_move_refs(struct repository *r,
+				  const struct string_list *known_changes,
+				  const struct commit_rewrite *rewrites,
+				  size_t nr, const struct ref_move *moves,
+				  size_t moves_nr, const char *reason,
+				  struct strbuf *err);
+
 /*
  * Delete the changes in `refnames` (full refnames, each `util` pointing to
  * the object name the ref is expected to have) in one transaction.

@@ -1,0 +1,240 @@
+#!/bin/sh
+
+test_description='git evolve restacks changes whose parent was rewritten'
+
+. ./test-lib.sh
+. "$TEST_DIRECTORY"/lib-changes.sh
+
+GIT_TEST_ENABLE_CHANGES=true
+export GIT_TEST_ENABLE_CHANGES
+
+# Make a stack of commits c1..c4 on a new branch "stack" from "base".
+make_stack () {
+	git checkout -q -b stack base &&
+	for i in 1 2 3 4
+	do
+		echo "line $i" >file$i &&
+		git add file$i &&
+		test_tick &&
+		git commit -q -m "stack commit c$i" &&
+		git tag c$i || return 1
+	done
+}
+
+# Amend change "$1" (checked out detached), adding the file "$2".
+amend_change () {
+	git checkout -q --detach "metas/$1" &&
+	echo "$2" >"$2" &&
+	git add "$2" &&
+	test_tick &&
+	git commit -q --amend --no-edit
+}
+
+log_metas_transactions () {
+	rm -f .git/transactions &&
+	write_script .git/hooks/reference-transaction <<-\EOF
+	if test "$1" = committed
+	then
+		grep -c "" >>"$(git rev-parse --git-common-dir)/transactions"
+	fi
+	exit 0
+	EOF
+}
+
+test_expect_success 'setup' '
+	test_commit base &&
+	git branch -M main
+'
+
+test_expect_success 'nothing to evolve' '
+	git evolve >actual &&
+	echo "Nothing to evolve" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'evolve rebases the descendants of an amended change' '
+	make_stack &&
+	amend_change stack-commit-c2 amended-c2 &&
+	new_c2=$(git rev-parse HEAD) &&
+	git evolve >actual &&
+	cat >expect <<-\EOF &&
+	rebasing metas/stack-commit-c3 onto metas/stack-commit-c2
+	rebasing metas/stack-commit-c4 onto metas/stack-commit-c3
+	EOF
+	test_cmp expect actual &&
+	test_cmp_rev metas/stack-commit-c3^ $new_c2 &&
+	test_cmp_rev metas/stack-commit-c4^ metas/stack-commit-c3 &&
+	test_cmp_rev metas/stack-commit-c4:file3 c3:file3 &&
+	test_cmp_rev metas/stack-commit-c4:amended-c2 $new_c2:amended-c2 &&
+	check_meta_commit metas/stack-commit-c3 "evolve: stack commit c3" \
+		c $(git rev-parse metas/stack-commit-c3) r c3 &&
+	check_meta_commit metas/stack-commit-c4 "evolve: stack commit c4" \
+		c $(git rev-parse metas/stack-commit-c4) r c4 &&
+	test_cmp_rev metas/stack-commit-c1 c1
+'
+
+test_expect_success 'a branch at a rewritten commit follows it' '
+	test_cmp_rev stack metas/stack-commit-c4 &&
+	git reflog -1 --format=%gs stack >actual &&
+	echo evolve >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'evolve again has nothing to do' '
+	git evolve >actual &&
+	echo "Nothing to evolve" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success '--dry-run shows the plan and writes nothing' '
+	amend_change stack-commit-c1 amended-c1 &&
+	git for-each-ref >refs.before &&
+	git evolve --dry-run >actual &&
+	cat >expect <<-\EOF &&
+	rebasing metas/stack-commit-c2 onto metas/stack-commit-c1
+	rebasing metas/stack-commit-c3 onto metas/stack-commit-c2
+	rebasing metas/stack-commit-c4 onto metas/stack-commit-c3
+	EOF
+	test_cmp expect actual &&
+	git for-each-ref >refs.after &&
+	test_cmp refs.before refs.after
+'
+
+test_expect_success 'all changes and branches move in one transaction' '
+	log_metas_transactions &&
+	test_when_finished "rm .git/hooks/reference-transaction" &&
+	git evolve -q >actual &&
+	test_must_be_empty actual &&
+	# one transaction: three changes and the branch
+	echo 4 >expect &&
+	test_cmp expect .git/transactions &&
+	test_cmp_rev stack metas/stack-commit-c4 &&
+	git rev-list --count main..stack >actual &&
+	echo 4 >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'HEAD on a branch that moves follows it, with local changes' '
+	amend_change stack-commit-c3 amended-c3 &&
+	git checkout -q stack &&
+	echo local >>file4 &&
+	echo staged >new-file &&
+	git add new-file &&
+	git stash list >stashes.before &&
+	git evolve &&
+	git symbolic-ref HEAD >actual &&
+	echo refs/heads/stack >expect &&
+	test_cmp expect actual &&
+	test_cmp_rev HEAD metas/stack-commit-c4 &&
+	test_grep local file4 &&
+	test_grep staged new-file &&
+	test_cmp_rev HEAD:amended-c3 metas/stack-commit-c3:amended-c3 &&
+	git stash list >stashes.after &&
+	test_cmp stashes.before stashes.after &&
+	git reset -q --hard &&
+	rm -f new-file
+'
+
+test_expect_success 'a detached HEAD at a rewritten commit follows it' '
+	amend_change stack-commit-c3 again-c3 &&
+	git checkout -q --detach metas/stack-commit-c4 &&
+	git evolve &&
+	test_must_fail git symbolic-ref -q HEAD &&
+	test_cmp_rev HEAD metas/stack-commit-c4 &&
+	test_cmp_rev HEAD^ metas/stack-commit-c3
+'
+
+test_expect_success 'a change that becomes empty is deleted' '
+	git checkout -q --detach metas/stack-commit-c3 &&
+	git show metas/stack-commit-c4:file4 >file4 &&
+	git add file4 &&
+	test_tick &&
+	git commit -q --amend --no-edit &&
+	git evolve >actual &&
+	echo "deleting metas/stack-commit-c4: it became empty on metas/stack-commit-c3" >expect &&
+	test_cmp expect actual &&
+	test_must_fail git rev-parse --verify -q refs/metas/stack-commit-c4 &&
+	test_cmp_rev stack metas/stack-commit-c3
+'
+
+test_expect_success 'an abandoned change is dropped from history' '
+	test_commit --no-tag topping &&
+	git cat-file commit "metas/stack-commit-c2^{metacommit}" >meta &&
+	sed "s/^parent-type c r\$/parent-type a r/" meta >abandoned &&
+	! test_cmp meta abandoned &&
+	oid=$(git hash-object -t commit -w abandoned) &&
+	old_c2=$(git rev-parse metas/stack-commit-c2) &&
+	git update-ref refs/metas/stack-commit-c2 $oid &&
+	git evolve >actual &&
+	cat >expect <<-\EOF &&
+	dropping abandoned metas/stack-commit-c2
+	rebasing metas/stack-commit-c3 onto metas/stack-commit-c1
+	rebasing metas/topping onto metas/stack-commit-c3
+	EOF
+	test_cmp expect actual &&
+	test_cmp_rev metas/stack-commit-c3^ metas/stack-commit-c1 &&
+	git rev-list metas/topping >list &&
+	test_grep ! $old_c2 list &&
+	test_path_is_missing file2
+'
+
+test_expect_success 'a conflict stops evolve before anything moves' '
+	git checkout -q --detach metas/stack-commit-c1 &&
+	echo conflicting >file3 &&
+	git add file3 &&
+	test_tick &&
+	git commit -q --amend --no-edit &&
+	git for-each-ref >refs.before &&
+	git rev-parse HEAD >head.before &&
+	test_must_fail git evolve >out 2>err &&
+	test_grep "could not rebase metas/stack-commit-c3 onto metas/stack-commit-c1: conflict" err &&
+	test_grep "^  file3\$" err &&
+	git for-each-ref >refs.after &&
+	test_cmp refs.before refs.after &&
+	test_cmp_rev HEAD $(cat head.before) &&
+	git status --porcelain --untracked-files=no >actual &&
+	test_must_be_empty actual
+'
+
+test_expect_success 'divergence stops evolve before anything moves' '
+	git init diverge &&
+	(
+		cd diverge &&
+		test_commit A &&
+		test_commit B &&
+		test_commit C &&
+		git checkout -q --detach B &&
+		test_tick &&
+		git commit -q --amend -m "B one" &&
+		git checkout -q --detach B &&
+		test_tick &&
+		git commit -q --amend -m "B two" &&
+		git change list >changes &&
+		test_line_count = 4 changes &&
+		git for-each-ref >refs.before &&
+		test_must_fail git evolve 2>err &&
+		test_grep "is replaced by both metas/b.* and metas/b.* (divergence)" err &&
+		git for-each-ref >refs.after &&
+		test_cmp refs.before refs.after
+	)
+'
+
+test_expect_success 'a merge commit that would move is refused' '
+	git init merges &&
+	(
+		cd merges &&
+		test_commit A &&
+		git checkout -q -b side &&
+		test_commit S &&
+		git checkout -q - &&
+		test_commit M &&
+		git merge -q --no-edit side &&
+		git checkout -q --detach A &&
+		test_tick &&
+		git commit -q --amend -m "A amended" &&
+		test_must_fail git evolve 2>err &&
+		test_grep "cannot rebase merge commit" err
+	)
+'
+
+test_done

@@ -43,14 +43,23 @@ old=$(git rev-parse HEAD)
 echo "int parse(void);" >>parser.c
 run git commit -q -a --amend --no-edit
 run git change list
-run git cat-file -p refs/metas/add-parser
+run git cat-file -p 'refs/metas/add-parser^{metacommit}'
 run git reflog show refs/metas/add-parser
 
 echo; echo "# Rebase the rest of the stack onto the amended commit: one transaction"
 amended=$(git rev-parse HEAD)
 run git rebase -q --onto "$amended" "$old" main
 run git log --oneline --format='%h %s' main
-run git cat-file -p refs/metas/add-printer
+run git cat-file -p 'refs/metas/add-printer^{metacommit}'
+
+echo; echo "# Amend the bottom again; git evolve restacks everything built on it"
+run git checkout -q metas/add-parser
+echo "int parse_all(void);" >>parser.c
+run git commit -q -a --amend --no-edit
+run git evolve --dry-run
+run git evolve
+run git log --oneline --format='%h %s' main
+run git show --stat --format=%s metas/add-printer
 
 echo; echo "# Recording can be turned off"
 run git -c core.enableChanges=false commit -q --allow-empty -m "Not recorded"

@@ -11,8 +11,9 @@
 PACKAGES="gcc make libc6-dev zlib1g-dev libcurl4-gnutls-dev libexpat1-dev
 libpcre2-dev libssl-dev gettext tcl perl python3 curl xz-utils patch
 ca-certificates apt"
-# make bench: hyperfine times the commands.
-test "$1" = bench && PACKAGES="$PACKAGES hyperfine"
+# make bench: hyperfine times the commands; bench/evolve.sh compares with
+# Mercurial's evolve extension.
+test "$1" = bench && PACKAGES="$PACKAGES hyperfine mercurial mercurial-evolve"
 
 if ! command -v dpkg-query >/dev/null 2>&1
 then

@@ -3,10 +3,14 @@
 
 #include "git-compat-util.h"
 #include "evolve.h"
+#include "abspath.h"
+#include "cache-tree.h"
 #include "change-table.h"
 #include "commit.h"
 #include "gettext.h"
+#include "dir.h"
 #include "hex.h"
+#include "lockfile.h"
 #include "merge-ort.h"
 #include "metacommit.h"
 #include "object-name.h"
@@ -17,9 +21,11 @@
 #include "refs.h"
 #include "replay.h"
 #include "repository.h"
+#include "tree.h"
 #include "reset.h"
 #include "sequencer.h"
 #include "strbuf.h"
+#include "wrapper.h"
 #include "wt-status.h"
 
 /* The content commit of one or more active changes (aliases). */
@@ -34,7 +40,9 @@ struct evolve_item {
 	unsigned abandoned:1,
 		 /* result differs from commit */
 		 changed:1,
-		 emptied:1;
+		 emptied:1,
+		 /* abandoned, and a child or ref moved off it */
+		 dropped:1;
 };
 
 /* A commit made obsolete by the change(s) whose content is `newest`. */
@@ -60,7 +68,81 @@ struct evolver {
 	size_t rewrites_nr, rewrites_alloc;
 	struct evolve_result *result;
 	struct strbuf *err;
+
+	/* HEAD before evolve began: its branch (or NULL) and commit. */
+	char *head_branch;
+	struct object_id head_oid;
+	/* Resuming a stopped evolve: HEAD must leave where it stopped. */
+	int resuming;
+	/* Rewrites before this index were done before evolve stopped. */
+	size_t new_rewrites;
+	/* Changes that became empty in this run. */
+	struct evolve_item **emptied;
+	size_t emptied_nr, emptied_alloc;
+	/* The pick that conflicted, if any. */
+	struct evolve_item *conflict_item;
+	struct commit *conflict_onto;
 };
+
+/*
+ * The state of a stopped evolve, in $GIT_DIR/evolve/:
+ *
+ *   head-name   the branch HEAD was on, or "detached"
+ *   orig-head   the commit HEAD was at
+ *   current     the commit whose rebase conflicted
+ *   onto        the commit it was rebased onto, where HEAD now is
+ *   done        one line per change already evolved:
+ *               "<result> <old>" (rebased), "<result> <old> empty"
+ *               (became empty on <result>) or "<old> <old> skip"; the
+ *               first object name of each line is kept by gc
+ *   autostash   local modifications, stashed
+ */
+#define EVOLVE_STATE_DIR "evolve"
+
+static char *state_path(struct repository *r, const char *name)
+{
+	return repo_git_path(r, EVOLVE_STATE_DIR "/%s", name);
+}
+
+static int read_state_oid(struct repository *r, const char *name,
+			  struct object_id *oid)
+{
+	char *path = state_path(r, name);
+	struct strbuf buf = STRBUF_INIT;
+	int ret = strbuf_read_file(&buf, path, 0) < 0 ||
+		  get_oid_hex(buf.buf, oid) ? -1 : 0;
+
+	strbuf_release(&buf);
+	free(path);
+	return ret;
+}
+
+static void write_state(struct repository *r, const char *name,
+			const char *value)
+{
+	char *path = state_path(r, name);
+
+	write_file(path, "%s", value);
+	free(path);
+}
+
+int evolve_in_progress(struct repository *r)
+{
+	char *path = repo_git_path(r, EVOLVE_STATE_DIR);
+	int ret = is_directory(path);
+
+	free(path);
+	return ret;
+}
+
+static void remove_state(struct repository *r)
+{
+	struct strbuf path = STRBUF_INIT;
+
+	repo_git_path_replace(r, &path, EVOLVE_STATE_DIR);
+	remove_dir_recursively(&path, 0);
+	strbuf_release(&path);
+}
 
 void evolve_result_release(struct evolve_result *result)
 {
@@ -252,6 +334,10 @@ static struct commit *resolve(struct evolver *ev, struct commit *commit,
 	}
 	if (visit(ev, *item))
 		return NULL;
+	if ((*item)->abandoned && !(*item)->dropped) {
+		(*item)->dropped = 1;
+		add_step(ev, EVOLVE_STEP_DROP_ABANDONED, *item, xstrdup(""));
+	}
 	if ((*item)->changed)
 		*changed = 1;
 	return (*item)->result;
@@ -278,6 +364,15 @@ static int report_conflict(struct evolver *ev, struct evolve_item *item,
 	return -1;
 }
 
+static void add_rewrite(struct evolver *ev, const struct object_id *old,
+			const struct object_id *new)
+{
+	ALLOC_GROW(ev->rewrites, ev->rewrites_nr + 1, ev->rewrites_alloc);
+	oidcpy(&ev->rewrites[ev->rewrites_nr].old, old);
+	oidcpy(&ev->rewrites[ev->rewrites_nr].new, new);
+	ev->rewrites_nr++;
+}
+
 /* Rebase the content of `item` onto `onto`, in memory. */
 static int pick(struct evolver *ev, struct evolve_item *item,
 		struct commit *onto, char *onto_name)
@@ -295,16 +390,19 @@ static int pick(struct evolver *ev, struct evolve_item *item,
 	if (!picked) {
 		report_conflict(ev, item, onto_name);
 		free(onto_name);
+		if (!ev->merge_result.clean) {
+			ev->conflict_item = item;
+			ev->conflict_onto = onto;
+		}
 		return -1;
 	}
 	if (picked == onto) {
 		item->emptied = 1;
+		ALLOC_GROW(ev->emptied, ev->emptied_nr + 1, ev->emptied_alloc);
+		ev->emptied[ev->emptied_nr++] = item;
 		add_step(ev, EVOLVE_STEP_DELETE_EMPTY, item, onto_name);
 	} else {
-		ALLOC_GROW(ev->rewrites, ev->rewrites_nr + 1, ev->rewrites_alloc);
-		oidcpy(&ev->rewrites[ev->rewrites_nr].old, &item->commit->object.oid);
-		oidcpy(&ev->rewrites[ev->rewrites_nr].new, &picked->object.oid);
-		ev->rewrites_nr++;
+		add_rewrite(ev, &item->commit->object.oid, &picked->object.oid);
 		add_step(ev, EVOLVE_STEP_REBASE, item, onto_name);
 	}
 	item->result = picked;
@@ -349,11 +447,12 @@ static int visit(struct evolver *ev, struct evolve_item *item)
 		if (!onto)
 			return -1;
 		if (item->abandoned) {
-			/* Drop it: its children go onto its parent. */
+			/*
+			 * Drop it: its children go onto its parent. This is
+			 * reported when a child or a ref moves off it.
+			 */
 			item->result = onto;
 			item->changed = 1;
-			add_step(ev, EVOLVE_STEP_DROP_ABANDONED, item,
-				 describe_onto(ev, onto_item, onto));
 		} else if (changed) {
 			item->changed = 1;
 			if (ev->opts->dry_run)
@@ -492,9 +591,11 @@ static int update_head(struct evolver *ev, struct follow_cb *cb)
 {
 	struct reset_head_opts opts = {
 		.oid = &cb->head_new,
+		.branch = ev->head_branch,
+		.flags = ev->head_branch ? 0 : RESET_HEAD_DETACH,
 		.default_reflog_action = "evolve",
 	};
-	char *autostash = repo_git_path(ev->repo, "evolve-autostash");
+	char *autostash = state_path(ev->repo, "autostash");
 	int ret;
 
 	if (repo_read_index(ev->repo) < 0) {
@@ -502,7 +603,8 @@ static int update_head(struct evolver *ev, struct follow_cb *cb)
 		strbuf_addstr(ev->err, _("could not read the index"));
 		return -1;
 	}
-	create_autostash(ev->repo, autostash);
+	if (!ev->resuming)
+		create_autostash(ev->repo, autostash);
 	ret = reset_head(ev->repo, &opts);
 	if (ret)
 		strbuf_addf(ev->err, _("could not check out %s; the changes and "
@@ -519,15 +621,15 @@ static int write_results(struct evolver *ev)
 	struct ref_store *refs = get_main_ref_store(ev->repo);
 	struct refs_for_each_ref_options opts = { .prefix = "refs/heads/" };
 	struct string_list changes = STRING_LIST_INIT_NODUP;
-	struct object_id head_oid;
-	const char *head_ref;
-	int head_flags = 0, ret = -1;
+	int ret = -1;
 
-	head_ref = refs_resolve_ref_unsafe(refs, "HEAD", 0, &head_oid, &head_flags);
-	if (head_ref && (head_flags & REF_ISSYMREF))
-		cb.head_branch = head_ref;
-	else if (head_ref) {
-		struct commit *to = follow(ev, &head_oid, &cb.failed);
+	/* Where HEAD goes: with its branch, or where it was if nothing moves. */
+	oidcpy(&cb.head_new, &ev->head_oid);
+	cb.head_moves = ev->resuming;
+	if (ev->head_branch) {
+		cb.head_branch = ev->head_branch;
+	} else if (!is_null_oid(&ev->head_oid)) {
+		struct commit *to = follow(ev, &ev->head_oid, &cb.failed);
 
 		if (to) {
 			oidcpy(&cb.head_new, &to->object.oid);
@@ -559,6 +661,251 @@ out:
 	return ret;
 }
 
+static void read_head(struct evolver *ev)
+{
+	struct ref_store *refs = get_main_ref_store(ev->repo);
+	int flags = 0;
+	const char *head = refs_resolve_ref_unsafe(refs, "HEAD", 0,
+						   &ev->head_oid, &flags);
+
+	if (head && (flags & REF_ISSYMREF) && starts_with(head, "refs/heads/"))
+		ev->head_branch = xstrdup(head);
+	else if (!head)
+		oidclr(&ev->head_oid, ev->repo->hash_algo);
+}
+
+static int read_stopped_head(struct evolver *ev)
+{
+	char *path = state_path(ev->repo, "head-name");
+	struct strbuf buf = STRBUF_INIT;
+	int ret = -1;
+
+	if (strbuf_read_file(&buf, path, 0) < 0 ||
+	    read_state_oid(ev->repo, "orig-head", &ev->head_oid))
+		goto out;
+	strbuf_trim(&buf);
+	if (strcmp(buf.buf, "detached"))
+		ev->head_branch = strbuf_detach(&buf, NULL);
+	ret = 0;
+out:
+	if (ret)
+		strbuf_addstr(ev->err, _("the state of the stopped evolve is damaged; "
+					 "use \"git evolve --abort\""));
+	strbuf_release(&buf);
+	free(path);
+	return ret;
+}
+
+/* Take over what the evolve did before it stopped. */
+static void seed_done(struct evolver *ev, const char *done)
+{
+	const char *p = done;
+
+	while (*p) {
+		struct object_id result, old;
+		struct evolve_item *item;
+		const char *end = strchrnul(p, '\n');
+
+		if (!parse_oid_hex(p, &result, &p) && *p == ' ' &&
+		    !parse_oid_hex(p + 1, &old, &p) &&
+		    (item = oidmap_get(&ev->items, &old))) {
+			item->state = ITEM_DONE;
+			item->result = lookup_commit(ev->repo, &result);
+			if (starts_with(p, " skip")) {
+				item->result = item->commit;
+			} else if (starts_with(p, " empty")) {
+				item->changed = item->emptied = 1;
+				add_step(ev, EVOLVE_STEP_DELETE_EMPTY, item,
+					 xstrdup(""))->resumed = 1;
+			} else {
+				item->changed = 1;
+				add_rewrite(ev, &old, &result);
+				add_step(ev, EVOLVE_STEP_REBASE, item,
+					 xstrdup(""))->resumed = 1;
+			}
+		}
+		p = *end ? end + 1 : end;
+	}
+}
+
+/* Append what this run did to `done` (see EVOLVE_STATE_DIR). */
+static void format_done(struct evolver *ev, struct strbuf *done)
+{
+	for (size_t i = ev->new_rewrites; i < ev->rewrites_nr; i++)
+		strbuf_addf(done, "%s %s\n", oid_to_hex(&ev->rewrites[i].new),
+			    oid_to_hex(&ev->rewrites[i].old));
+	for (size_t i = 0; i < ev->emptied_nr; i++)
+		strbuf_addf(done, "%s %s empty\n",
+			    oid_to_hex(&ev->emptied[i]->result->object.oid),
+			    oid_to_hex(&ev->emptied[i]->commit->object.oid));
+}
+
+/*
+ * Leave the conflict of ev->conflict_item in the working tree, with HEAD
+ * detached at the commit it goes onto, and save what is needed to resume.
+ */
+static int stop_on_conflict(struct evolver *ev, const char *done_before)
+{
+	struct repository *r = ev->repo;
+	struct strbuf done = STRBUF_INIT;
+	struct reset_head_opts opts = {
+		.oid = &ev->conflict_onto->object.oid,
+		.flags = RESET_HEAD_DETACH,
+		.default_reflog_action = "evolve",
+	};
+	char *autostash = state_path(r, "autostash");
+	struct lock_file lock = LOCK_INIT;
+	int ret = -1;
+
+	if (!ev->resuming) {
+		char *dir = repo_git_path(r, EVOLVE_STATE_DIR);
+
+		if (mkdir(dir, 0777) && errno != EEXIST) {
+			strbuf_addf(ev->err, _("could not create '%s'"), dir);
+			free(dir);
+			goto out;
+		}
+		free(dir);
+		write_state(r, "head-name",
+			    ev->head_branch ? ev->head_branch : "detached");
+		write_state(r, "orig-head", oid_to_hex(&ev->head_oid));
+		if (repo_read_index(r) < 0)
+			goto out;
+		create_autostash(r, autostash);
+	}
+	strbuf_addstr(&done, done_before);
+	format_done(ev, &done);
+	write_state(r, "done", done.buf);	/* EVOLVE_SAVED_FILE */
+	write_state(r, "current",
+		    oid_to_hex(&ev->conflict_item->commit->object.oid));
+	write_state(r, "onto", oid_to_hex(&ev->conflict_onto->object.oid));
+
+	if (reset_head(r, &opts) ||
+	    repo_hold_locked_index(r, &lock, LOCK_REPORT_ON_ERROR) < 0)
+		goto out;
+	/* The in-memory merge of the conflicting pick, into the work tree. */
+	merge_switch_to_result(&ev->merge_opt,
+			       repo_get_commit_tree(r, ev->conflict_onto),
+			       &ev->merge_result, 1, 0);
+	ev->merging = 0;
+	if (write_locked_index(r->index, &lock, COMMIT_LOCK))
+		strbuf_addstr(ev->err, _("\ncould not write the index"));
+	ret = 1;
+out:
+	rollback_lock_file(&lock);
+	free(autostash);
+	strbuf_release(&done);
+	return ret;
+}
+
+/* The author line of `commit`, for the commit that resolves its conflict. */
+static char *commit_author(struct repository *r, struct commit *commit)
+{
+	const char *buffer = repo_get_commit_buffer(r, commit, NULL);
+	const char *author;
+	size_t len;
+	char *ret = NULL;
+
+	author = find_commit_header(buffer, "author", &len);
+	if (author)
+		ret = xmemdupz(author, len);
+	repo_unuse_commit_buffer(r, commit, buffer);
+	return ret;
+}
+
+/*
+ * Conclude the conflicting pick of a stopped evolve, from the index
+ * (--continue) or by leaving the change alone (--skip); append it to
+ * `done`.
+ */
+static int resume(struct evolver *ev, enum evolve_action action,
+		  struct strbuf *done)
+{
+	struct repository *r = ev->repo;
+	struct object_id current_oid, onto_oid, head, tree;
+	struct commit *current, *onto;
+	char *path = state_path(r, "done");
+	int ret = -1;
+
+	if (strbuf_read_file(done, path, 0) < 0 ||
+	    read_state_oid(r, "current", &current_oid) ||
+	    read_state_oid(r, "onto", &onto_oid) ||
+	    !(current = lookup_commit_reference(r, &current_oid)) ||
+	    !(onto = lookup_commit_reference(r, &onto_oid)) ||
+	    repo_parse_commit(r, current) || repo_parse_commit(r, onto)) {
+		strbuf_addstr(ev->err, _("the state of the stopped evolve is damaged; "
+					 "use \"git evolve --abort\""));
+		goto out;
+	}
+	if (refs_read_ref(get_main_ref_store(r), "HEAD", &head) ||
+	    !oideq(&head, &onto_oid)) {
+		strbuf_addf(ev->err, _("HEAD moved since evolve stopped at %s; "
+				       "check it out again or use \"git evolve --abort\""),
+			    repo_find_unique_abbrev(r, &onto_oid, DEFAULT_ABBREV));
+		goto out;
+	}
+
+	if (action == EVOLVE_SKIP) {
+		struct reset_head_opts opts = {
+			.oid = &onto_oid,
+			.flags = RESET_HEAD_HARD | RESET_HEAD_DETACH,
+			.default_reflog_action = "evolve",
+		};
+
+		if (reset_head(r, &opts))
+			goto out;
+		strbuf_addf(done, "%s %s skip\n", oid_to_hex(&current_oid),
+			    oid_to_hex(&current_oid));
+		ret = 0;
+		goto out;
+	}
+
+	if (repo_read_index(r) < 0 || unmerged_index(r->index)) {
+		strbuf_addstr(ev->err, _("resolve the conflicts and mark them with "
+					 "\"git add\" first"));
+		goto out;
+	}
+	if (write_index_as_tree(&tree, r->index, r->index_file, 0, NULL)) {
+		strbuf_addstr(ev->err, _("could not write the index as a tree"));
+		goto out;
+	}
+	if (oideq(&tree, get_commit_tree_oid(onto))) {
+		strbuf_addf(done, "%s %s empty\n", oid_to_hex(&onto_oid),
+			    oid_to_hex(&current_oid));
+	} else {
+		struct commit_list *parents = NULL;
+		const char *message = repo_logmsg_reencode(r, current, NULL,
+							   get_commit_output_encoding());
+		const char *body;
+		char *author = commit_author(r, current);
+		struct object_id new;
+		int failed;
+
+		find_commit_subject(message, &body);
+		commit_list_insert(onto, &parents);
+		failed = commit_tree(body, strlen(body), &tree, parents, &new,
+				     author, NULL);
+		repo_unuse_commit_buffer(r, current, message);
+		commit_list_free(parents);
+		free(author);
+		if (failed) {
+			strbuf_addstr(ev->err, _("could not write the resolved commit"));
+			goto out;
+		}
+		strbuf_addf(done, "%s %s\n", oid_to_hex(&new),
+			    oid_to_hex(&current_oid));
+		/* The index and work tree are that commit now. */
+		if (refs_update_ref(get_main_ref_store(r), "evolve: continue",
+				    "HEAD", &new, &onto_oid, REF_NO_DEREF,
+				    UPDATE_REFS_MSG_ON_ERR))
+			goto out;
+	}
+	ret = 0;
+out:
+	free(path);
+	return ret;
+}
+
 int evolve_changes(struct repository *r, const struct evolve_options *opts,
 		   struct evolve_result *result, struct strbuf *err)
 {
@@ -568,22 +915,87 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 		.result = result,
 		.err = err,
 	};
+	struct strbuf done = STRBUF_INIT;
 	int ret;
+
+	if (opts->action == EVOLVE_START && evolve_in_progress(r)) {
+		strbuf_addstr(err, _("an evolve is in progress; use \"git evolve --continue\", "
+				     "\"--skip\" or \"--abort\""));
+		return -1;
+	}
+	if (opts->action != EVOLVE_START && !evolve_in_progress(r)) {
+		strbuf_addstr(err, _("no evolve in progress"));
+		return -1;
+	}
 
 	change_table_init(&ev.table);
 	oidmap_init(&ev.items, 0);
 	oidmap_init(&ev.obsolete, 0);
 
-	load_items(&ev);
-	ret = visit_all(&ev);
+	if (opts->action == EVOLVE_START) {
+		read_head(&ev);
+		ret = 0;
+	} else {
+		ev.resuming = 1;
+		ret = read_stopped_head(&ev);
+		if (!ret)
+			ret = resume(&ev, opts->action, &done);
+	}
+	if (!ret) {
+		load_items(&ev);
+		seed_done(&ev, done.buf);
+		ev.new_rewrites = ev.rewrites_nr;
+		ret = visit_all(&ev);
+	}
 	if (!ret)
 		ret = write_results(&ev);
+	else if (ev.conflict_item && !opts->dry_run)
+		ret = stop_on_conflict(&ev, done.buf);
+	if (!ret && !opts->dry_run)
+		remove_state(r);
 
 	if (ev.merging)
 		merge_finalize(&ev.merge_opt, &ev.merge_result);
 	free(ev.rewrites);
+	free(ev.emptied);
+	free(ev.head_branch);
 	oidmap_clear_with_free(&ev.items, free_item);
 	oidmap_clear(&ev.obsolete, 1);
 	change_table_clear(&ev.table);
+	strbuf_release(&done);
 	return ret;
+}
+
+int evolve_abort(struct repository *r, struct strbuf *err)
+{
+	struct evolver ev = { .repo = r, .err = err };
+	struct reset_head_opts opts = {
+		.flags = RESET_HEAD_HARD,
+		.default_reflog_action = "evolve",
+		.head_msg = "evolve: abort",
+	};
+	char *autostash;
+	int ret;
+
+	if (!evolve_in_progress(r)) {
+		strbuf_addstr(err, _("no evolve in progress"));
+		return -1;
+	}
+	if (read_stopped_head(&ev))
+		return -1;
+	opts.oid = &ev.head_oid;
+	opts.branch = ev.head_branch;
+	if (!ev.head_branch)
+		opts.flags |= RESET_HEAD_DETACH;
+	ret = reset_head(r, &opts);
+	if (ret) {
+		strbuf_addstr(err, _("could not go back to where evolve started"));
+	} else {
+		autostash = state_path(r, "autostash");
+		apply_autostash(autostash);
+		free(autostash);
+		remove_state(r);
+	}
+	free(ev.head_branch);
+	return ret ? -1 : 0;
 }

@@ -23,13 +23,24 @@ enum evolve_step_type {
 
 struct evolve_step {
 	enum evolve_step_type type;
+	/* Done before an earlier stop, and reported then. */
+	unsigned resumed:1;
 	/* The refnames of the change (several if it has aliases). */
 	struct string_list refnames;
 	/* What it was rebased onto: a change's refname or an object name. */
 	char *onto;
 };
 
+enum evolve_action {
+	EVOLVE_START,
+	/* Resume after the conflicts of a stopped evolve are resolved. */
+	EVOLVE_CONTINUE,
+	/* Resume, leaving the change that conflicted where it is. */
+	EVOLVE_SKIP,
+};
+
 struct evolve_options {
+	enum evolve_action action;
 	/* Compute and report the steps, but write nothing. */
 	int dry_run;
 };
@@ -52,12 +63,34 @@ void evolve_result_release(struct evolve_result *result);
  * if it points at a rewritten commit (local modifications are stashed and
  * reapplied, as "rebase --autostash" does).
  *
- * Nothing is written if evolve cannot complete: a conflict, a divergent or
- * a cyclic change, or a merge commit to rebase. Then -1 is returned with a
+ * On a conflict, no ref but HEAD moves: the commits rebased so far are
+ * saved in $GIT_DIR/evolve/, HEAD is detached at the commit that the
+ * conflicting change goes onto, and the conflicts are left in the working
+ * tree and index; 1 is returned and the conflict described in `err`.
+ * Resume with EVOLVE_CONTINUE or EVOLVE_SKIP, or evolve_abort().
+ *
+ * Nothing is written if evolve cannot go on for another reason (a divergent
+ * or cyclic change, a merge commit to rebase): -1 is returned with a
  * message in `err`; 0 on success. `result` lists what was (or, with
  * `dry_run`, would be) done.
  */
 int evolve_changes(struct repository *r, const struct evolve_options *opts,
 		   struct evolve_result *result, struct strbuf *err);
+
+/*
+ * The commits a stopped evolve has made so far, which gc keeps: the first
+ * object name of each line of this file in $GIT_DIR.
+ */
+#define EVOLVE_SAVED_FILE "evolve/done"
+
+/* Whether a stopped evolve waits for --continue, --skip or --abort. */
+int evolve_in_progress(struct repository *r);
+
+/*
+ * Abandon a stopped evolve: HEAD, the working tree and the index go back
+ * to where they were before it started (local modifications included);
+ * no other ref has moved. Returns 0, or -1 with a message in `err`.
+ */
+int evolve_abort(struct repository *r, struct strbuf *err);
 
 #endif /* EVOLVE_H */

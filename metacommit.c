@@ -192,6 +192,8 @@ static char *metacommit_ident(void)
 				 WANT_COMMITTER_IDENT, date, 0));
 }
 
+static struct object_database *empty_tree_written;
+
 int write_metacommit(struct repository *r, const struct metacommit_data *data,
 		     const char *message, struct object_id *result,
 		     struct strbuf *err)
@@ -209,11 +211,16 @@ int write_metacommit(struct repository *r, const struct metacommit_data *data,
 	/*
 	 * The empty tree is known to every repository without being stored,
 	 * but fsck and other repositories we push to need the real object.
+	 * Write it once per process: a command may write many metacommits.
 	 */
-	if (odb_write_object(r->objects, "", 0, OBJ_TREE, &tree)) {
-		strbuf_addstr(err, _("unable to write the empty tree"));
-		goto out;
+	if (empty_tree_written != r->objects) {
+		if (odb_write_object(r->objects, "", 0, OBJ_TREE, &tree)) {
+			strbuf_addstr(err, _("unable to write the empty tree"));
+			goto out;
+		}
+		empty_tree_written = r->objects;
 	}
+	oidcpy(&tree, r->hash_algo->empty_tree);
 
 	if (append_parent(r, &data->content, &tail, err))
 		goto out;
@@ -530,12 +537,18 @@ out:
  * go stale (the change moved on) but never be wrong unnoticed. Changes
  * moved by other means (update-ref, fetch) are missing from the index.
  */
+/*
+ * The content index lives in $GIT_COMMON_DIR/metas-index/<xx>: one bucket
+ * per first byte of the content's object name, each a list of
+ * "<content> <refname>" lines appended as changes move. Buckets stay small
+ * (changes are few next to commits), and once the 256 buckets exist,
+ * recording appends to a file rather than creating one, which is most of
+ * the cost of a file system operation.
+ */
 static char *content_index_path(struct repository *r,
 				const struct object_id *content)
 {
-	const char *hex = oid_to_hex(content);
-
-	return repo_common_path(r, "metas-index/%.2s/%s", hex, hex + 2);
+	return repo_common_path(r, "metas-index/%.2s", oid_to_hex(content));
 }
 
 static void index_change(struct repository *r, const struct object_id *content,
@@ -549,7 +562,7 @@ static void index_change(struct repository *r, const struct object_id *content,
 	 * A single short write with O_APPEND does not interleave with a
 	 * concurrent one, so no lock is needed.
 	 */
-	strbuf_addf(&line, "%s\n", refname);
+	strbuf_addf(&line, "%s %s\n", oid_to_hex(content), refname);
 	if (safe_create_leading_directories(r, path) != SCLD_OK ||
 	    (fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0666)) < 0 ||
 	    write_in_full(fd, line.buf, line.len) < 0 ||
@@ -592,6 +605,7 @@ static void lookup_changes(struct repository *r, const struct object_id *content
 {
 	struct ref_store *refs = get_main_ref_store(r);
 	char *path = content_index_path(r, content);
+	const char *hex = oid_to_hex(content);
 	struct strbuf buf = STRBUF_INIT;
 	struct string_list lines = STRING_LIST_INIT_NODUP;
 	struct string_list_item *line;
@@ -603,14 +617,16 @@ static void lookup_changes(struct repository *r, const struct object_id *content
 	}
 	string_list_split_in_place(&lines, buf.buf, "\n", -1);
 	for_each_string_list_item(line, &lines) {
+		const char *refname;
 		struct object_id head;
 
-		if (!*line->string ||
-		    unsorted_string_list_has_string(out, line->string) ||
-		    refs_read_ref_full(refs, line->string, 0, &head, NULL) ||
+		if (!skip_prefix(line->string, hex, &refname) ||
+		    !skip_prefix(refname, " ", &refname) ||
+		    unsorted_string_list_has_string(out, refname) ||
+		    refs_read_ref_full(refs, refname, 0, &head, NULL) ||
 		    !has_content(r, &head, content))
 			continue;
-		string_list_append(out, line->string)->util = oiddup(&head);
+		string_list_append(out, refname)->util = oiddup(&head);
 	}
 
 out:
@@ -846,6 +862,8 @@ struct rewrite_batch {
 	/* Other refs to move in the same transaction. */
 	const struct ref_move *moves;
 	size_t moves_nr;
+	/* The caller added every change that matters: skip the index. */
+	unsigned all_changes_known:1;
 };
 
 static struct batch_change *batch_add(struct rewrite_batch *batch,
@@ -883,6 +901,8 @@ static void batch_find(struct rewrite_batch *batch,
 			string_list_append(found, item->string)->util = change;
 	}
 
+	if (batch->all_changes_known)
+		return;
 	lookup_changes(batch->repo, content, &from_index);
 	for_each_string_list_item(item, &from_index) {
 		struct batch_change *change;
@@ -1112,6 +1132,7 @@ int record_rewrites_and_move_refs(struct repository *r,
 		.changes = STRING_LIST_INIT_DUP,
 		.moves = moves,
 		.moves_nr = moves_nr,
+		.all_changes_known = 1,
 	};
 	const struct string_list_item *item;
 	int ret;

@@ -4,6 +4,7 @@
  */
 
 #include "builtin.h"
+#include "advice.h"
 #include "evolve.h"
 #include "gettext.h"
 #include "parse-options.h"
@@ -12,6 +13,7 @@
 
 static const char * const evolve_usage[] = {
 	N_("git evolve [--dry-run] [-q | --quiet]"),
+	N_("git evolve (--continue | --skip | --abort)"),
 	NULL,
 };
 
@@ -38,32 +40,68 @@ static void print_step(const struct evolve_step *step)
 	}
 }
 
+static int abort_evolve(struct repository *repo)
+{
+	struct strbuf err = STRBUF_INIT;
+	int ret = evolve_abort(repo, &err);
+
+	if (ret)
+		error("%s", err.buf);
+	strbuf_release(&err);
+	return ret ? 1 : 0;
+}
+
 int cmd_evolve(int argc, const char **argv, const char *prefix,
 	       struct repository *repo)
 {
 	struct evolve_options opts = { 0 };
 	struct evolve_result result = EVOLVE_RESULT_INIT;
 	struct strbuf err = STRBUF_INIT;
-	int quiet = 0, ret;
+	int quiet = 0, steps = 0, ret, action = 0;
 	struct option options[] = {
 		OPT_BOOL('n', "dry-run", &opts.dry_run,
 			 N_("show what would be rebased, without writing anything")),
 		OPT__QUIET(&quiet, N_("do not list what is rebased")),
+		OPT_CMDMODE(0, "continue", &action,
+			    N_("resume after resolving the conflicts"), 'c'),
+		OPT_CMDMODE(0, "skip", &action,
+			    N_("resume, leaving the change that conflicted as it is"), 's'),
+		OPT_CMDMODE(0, "abort", &action,
+			    N_("go back to where evolve started"), 'a'),
 		OPT_END(),
 	};
 
 	argc = parse_options(argc, argv, prefix, options, evolve_usage, 0);
 	if (argc)
 		usage_with_options(evolve_usage, options);
+	if (action && opts.dry_run)
+		die(_("options '%s' and '%s' cannot be used together"),
+		    "--dry-run", action == 'c' ? "--continue" :
+		    action == 's' ? "--skip" : "--abort");
+	if (action == 'a')
+		return abort_evolve(repo);
+	opts.action = action == 'c' ? EVOLVE_CONTINUE :
+		action == 's' ? EVOLVE_SKIP : EVOLVE_START;
 
 	ret = evolve_changes(repo, &opts, &result, &err);
-	if (!quiet || opts.dry_run)
-		for (size_t i = 0; i < result.steps_nr; i++)
+	for (size_t i = 0; i < result.steps_nr; i++) {
+		if (result.steps[i].resumed)
+			continue;
+		steps++;
+		if (!quiet || opts.dry_run)
 			print_step(&result.steps[i]);
-	if (ret)
+	}
+	if (ret > 0) {
 		error("%s", err.buf);
-	else if (!result.steps_nr && !quiet)
+		advise(_("Resolve the conflicts, mark them with \"git add\", then run\n"
+			 "\"git evolve --continue\". Use \"git evolve --skip\" to leave\n"
+			 "this change where it is, or \"git evolve --abort\" to go back\n"
+			 "to where evolve started."));
+	} else if (ret) {
+		error("%s", err.buf);
+	} else if (!steps && !quiet && opts.action == EVOLVE_START) {
 		printf(_("Nothing to evolve\n"));
+	}
 
 	evolve_result_release(&result);
 	strbuf_release(&err);

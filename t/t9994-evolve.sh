@@ -178,22 +178,136 @@ test_expect_success 'an abandoned change is dropped from history' '
 	test_path_is_missing file2
 '
 
-test_expect_success 'a conflict stops evolve before anything moves' '
+test_expect_success 'a conflict stops evolve with the conflict in the work tree' '
 	git checkout -q --detach metas/stack-commit-c1 &&
 	echo conflicting >file3 &&
 	git add file3 &&
 	test_tick &&
 	git commit -q --amend --no-edit &&
+	git checkout -q stack &&
+	echo local >>file1 &&
+	echo untracked >untracked &&
 	git for-each-ref >refs.before &&
 	git rev-parse HEAD >head.before &&
+	cp file1 file1.before &&
+	git status --porcelain --untracked-files=no >status.before &&
 	test_must_fail git evolve >out 2>err &&
 	test_grep "could not rebase metas/stack-commit-c3 onto metas/stack-commit-c1: conflict" err &&
 	test_grep "^  file3\$" err &&
+	test_grep "git evolve --continue" err &&
 	git for-each-ref >refs.after &&
 	test_cmp refs.before refs.after &&
-	test_cmp_rev HEAD $(cat head.before) &&
+	test_must_fail git symbolic-ref -q HEAD &&
+	test_cmp_rev HEAD metas/stack-commit-c1 &&
+	git ls-files -u file3 >unmerged &&
+	test_line_count = 2 unmerged &&
+	test_grep "^<<<<<<<" file3 &&
+	test_path_is_dir .git/evolve
+'
+
+test_expect_success 'a stopped evolve must be resumed or aborted' '
+	test_must_fail git evolve 2>err &&
+	test_grep "an evolve is in progress" err &&
+	test_must_fail git evolve --continue 2>err &&
+	test_grep "resolve the conflicts" err
+'
+
+test_expect_success '--abort goes back to where evolve started' '
+	git evolve --abort &&
+	git symbolic-ref HEAD >actual &&
+	echo refs/heads/stack >expect &&
+	test_cmp expect actual &&
+	git rev-parse HEAD >head.after &&
+	test_cmp head.before head.after &&
+	git for-each-ref >refs.after &&
+	test_cmp refs.before refs.after &&
+	test_cmp file1.before file1 &&
+	git status --porcelain --untracked-files=no >status.after &&
+	test_path_is_file untracked &&
+	test_cmp status.before status.after &&
+	test_path_is_missing .git/evolve
+'
+
+test_expect_success '--continue after the conflict is resolved' '
+	old_meta=$(git rev-parse "metas/stack-commit-c3^{metacommit}") &&
+	test_must_fail git evolve &&
+	echo resolved >file3 &&
+	git add file3 &&
+	git evolve --continue >out &&
+	test_grep "rebasing metas/topping onto metas/stack-commit-c3" out &&
+	test_path_is_missing .git/evolve &&
+	test_cmp_rev metas/stack-commit-c3^ metas/stack-commit-c1 &&
+	echo resolved >expect &&
+	git show metas/stack-commit-c3:file3 >actual &&
+	test_cmp expect actual &&
+	check_meta_commit metas/stack-commit-c3 "evolve: stack commit c3" \
+		c $(git rev-parse metas/stack-commit-c3) \
+		r $old_meta &&
+	test_cmp_rev metas/topping^ metas/stack-commit-c3 &&
+	git symbolic-ref HEAD >actual &&
+	echo refs/heads/stack >expect &&
+	test_cmp expect actual &&
+	test_cmp_rev stack metas/stack-commit-c3 &&
+	test_cmp file1.before file1 &&
+	git evolve >actual &&
+	echo "Nothing to evolve" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success '--skip leaves the conflicting change where it is' '
+	git stash -q &&
+	git checkout -q --detach metas/stack-commit-c1 &&
+	echo other >file3 &&
+	git add file3 &&
+	test_tick &&
+	git commit -q --amend --no-edit &&
+	git checkout -q stack &&
+	c3=$(git rev-parse metas/stack-commit-c3) &&
+	test_must_fail git evolve &&
+	git evolve --skip &&
+	test_path_is_missing .git/evolve &&
+	test_cmp_rev metas/stack-commit-c3 $c3 &&
+	git symbolic-ref HEAD >actual &&
+	echo refs/heads/stack >expect &&
+	test_cmp expect actual &&
+	test_cmp_rev stack $c3 &&
 	git status --porcelain --untracked-files=no >actual &&
 	test_must_be_empty actual
+'
+
+test_expect_success '--continue, --skip and --abort need a stopped evolve' '
+	test_must_fail git evolve --continue 2>err &&
+	test_grep "no evolve in progress" err &&
+	test_must_fail git evolve --skip 2>err &&
+	test_grep "no evolve in progress" err &&
+	test_must_fail git evolve --abort 2>err &&
+	test_grep "no evolve in progress" err
+'
+
+test_expect_success 'gc keeps what a stopped evolve has rebased' '
+	git init gc &&
+	(
+		cd gc &&
+		test_commit first &&
+		test_commit second &&
+		test_commit third c.t c-from-third &&
+		git checkout -q --detach first &&
+		echo c-from-first >c.t &&
+		git add c.t &&
+		test_tick &&
+		git commit -q --amend --no-edit &&
+		test_must_fail git evolve &&
+		head -n 1 .git/evolve/done >done &&
+		new_b=$(cut -d" " -f1 done) &&
+		test_cmp_rev $new_b^ metas/first &&
+		git gc -q --prune=now &&
+		git cat-file -e $new_b &&
+		echo resolved >c.t &&
+		git add c.t &&
+		git evolve --continue &&
+		test_cmp_rev metas/second $new_b &&
+		test_cmp_rev metas/third^ metas/second
+	)
 '
 
 test_expect_success 'divergence stops evolve before anything moves' '

@@ -7,6 +7,7 @@
 #include "cache-tree.h"
 #include "change-table.h"
 #include "commit.h"
+#include "commit-reach.h"
 #include "gettext.h"
 #include "dir.h"
 #include "hex.h"
@@ -79,6 +80,8 @@ struct evolver {
 	/* Changes that became empty in this run. */
 	struct evolve_item **emptied;
 	size_t emptied_nr, emptied_alloc;
+	/* The upstreams (util: struct commit *), from opts or the state. */
+	struct string_list upstreams;
 	/* The pick that conflicted, if any. */
 	struct evolve_item *conflict_item;
 	struct commit *conflict_onto;
@@ -276,6 +279,13 @@ static char *describe_onto(struct evolver *ev, struct evolve_item *onto_item,
 		name = onto_item && onto_item->result == onto ?
 			item_name(onto_item) : NULL;
 	}
+	if (!name) {
+		struct string_list_item *upstream;
+
+		for_each_string_list_item(upstream, &ev->upstreams)
+			if (upstream->util == onto)
+				return xstrdup(upstream->string);
+	}
 	if (name)
 		return xstrdup(name);
 	return xstrdup(repo_find_unique_abbrev(ev->repo, &onto->object.oid,
@@ -292,6 +302,7 @@ static struct evolve_step *add_step(struct evolver *ev,
 
 	ALLOC_GROW(result->steps, result->steps_nr + 1, result->steps_alloc);
 	step = &result->steps[result->steps_nr++];
+	memset(step, 0, sizeof(*step));
 	step->type = type;
 	string_list_init_dup(&step->refnames);
 	for_each_string_list_item(name, &item->refnames)
@@ -301,6 +312,23 @@ static struct evolve_step *add_step(struct evolver *ev,
 }
 
 static int visit(struct evolver *ev, struct evolve_item *item);
+
+/* The first upstream that has `commit` in its history, or NULL. */
+static struct string_list_item *upstream_containing(struct evolver *ev,
+						    struct commit *commit)
+{
+	struct string_list_item *upstream;
+
+	for_each_string_list_item(upstream, &ev->upstreams) {
+		int ret = repo_in_merge_bases(ev->repo, commit, upstream->util);
+
+		if (ret < 0)
+			return NULL;
+		if (ret)
+			return upstream;
+	}
+	return NULL;
+}
 
 /*
  * What `commit` becomes: the newest version of it if it is obsolete, its
@@ -329,8 +357,16 @@ static struct commit *resolve(struct evolver *ev, struct commit *commit,
 		*changed = 1;
 	} else {
 		*item = oidmap_get(&ev->items, &commit->object.oid);
-		if (!*item)
-			return commit;
+		if (!*item) {
+			/* A base in an upstream's history moves to its tip. */
+			struct string_list_item *upstream =
+				upstream_containing(ev, commit);
+
+			if (!upstream || upstream->util == commit)
+				return commit;
+			*changed = 1;
+			return upstream->util;
+		}
 	}
 	if (visit(ev, *item))
 		return NULL;
@@ -431,6 +467,21 @@ static int visit(struct evolver *ev, struct evolve_item *item)
 		return -1;
 	}
 	parent = item->commit->parents ? item->commit->parents->item : NULL;
+
+	if (!item->abandoned && ev->upstreams.nr) {
+		struct string_list_item *upstream =
+			upstream_containing(ev, item->commit);
+
+		if (upstream) {
+			/* Landed: its children go onto the upstream. */
+			item->result = upstream->util;
+			item->changed = item->emptied = 1;
+			add_step(ev, EVOLVE_STEP_DELETE_LANDED, item,
+				 xstrdup(upstream->string));
+			item->state = ITEM_DONE;
+			return 0;
+		}
+	}
 
 	if (parent && parent != item->commit && item->commit->parents->next) {
 		/* A merge: only fine if none of its parents moves. */
@@ -559,7 +610,8 @@ static void add_deletions(struct evolver *ev, struct follow_cb *cb)
 		struct evolve_step *step = &ev->result->steps[i];
 		struct string_list_item *name;
 
-		if (step->type != EVOLVE_STEP_DELETE_EMPTY)
+		if (step->type != EVOLVE_STEP_DELETE_EMPTY &&
+		    step->type != EVOLVE_STEP_DELETE_LANDED)
 			continue;
 		for_each_string_list_item(name, &step->refnames) {
 			struct change_head *head = change_table_get(&ev->table,
@@ -674,6 +726,35 @@ static void read_head(struct evolver *ev)
 		oidclr(&ev->head_oid, ev->repo->hash_algo);
 }
 
+static int read_stopped_upstreams(struct evolver *ev)
+{
+	char *path = state_path(ev->repo, "upstreams");
+	struct strbuf buf = STRBUF_INIT;
+	const char *p;
+	int ret = 0;
+
+	if (strbuf_read_file(&buf, path, 0) < 0)
+		goto out;	/* none */
+	for (p = buf.buf; *p; ) {
+		struct object_id oid;
+		const char *end = strchrnul(p, '\n');
+		struct commit *commit;
+
+		if (parse_oid_hex(p, &oid, &p) || *p != ' ' ||
+		    !(commit = lookup_commit_reference(ev->repo, &oid))) {
+			ret = -1;
+			break;
+		}
+		string_list_append_nodup(&ev->upstreams,
+					 xmemdupz(p + 1, end - p - 1))->util = commit;
+		p = *end ? end + 1 : end;
+	}
+out:
+	strbuf_release(&buf);
+	free(path);
+	return ret;
+}
+
 static int read_stopped_head(struct evolver *ev)
 {
 	char *path = state_path(ev->repo, "head-name");
@@ -681,7 +762,8 @@ static int read_stopped_head(struct evolver *ev)
 	int ret = -1;
 
 	if (strbuf_read_file(&buf, path, 0) < 0 ||
-	    read_state_oid(ev->repo, "orig-head", &ev->head_oid))
+	    read_state_oid(ev->repo, "orig-head", &ev->head_oid) ||
+	    read_stopped_upstreams(ev))
 		goto out;
 	strbuf_trim(&buf);
 	if (strcmp(buf.buf, "detached"))
@@ -772,6 +854,17 @@ static int stop_on_conflict(struct evolver *ev, const char *done_before)
 		if (repo_read_index(r) < 0)
 			goto out;
 		create_autostash(r, autostash);
+	}
+	if (!ev->resuming) {
+		struct string_list_item *upstream;
+
+		strbuf_reset(&done);
+		for_each_string_list_item(upstream, &ev->upstreams)
+			strbuf_addf(&done, "%s %s\n",
+				    oid_to_hex(&((struct commit *)upstream->util)->object.oid),
+				    upstream->string);
+		write_state(r, "upstreams", done.buf);
+		strbuf_reset(&done);
 	}
 	strbuf_addstr(&done, done_before);
 	format_done(ev, &done);
@@ -932,7 +1025,13 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 	oidmap_init(&ev.items, 0);
 	oidmap_init(&ev.obsolete, 0);
 
+	string_list_init_dup(&ev.upstreams);
 	if (opts->action == EVOLVE_START) {
+		struct string_list_item *upstream;
+
+		for_each_string_list_item(upstream, &opts->upstreams)
+			string_list_append(&ev.upstreams,
+					   upstream->string)->util = upstream->util;
 		read_head(&ev);
 		ret = 0;
 	} else {
@@ -959,6 +1058,7 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 	free(ev.rewrites);
 	free(ev.emptied);
 	free(ev.head_branch);
+	string_list_clear(&ev.upstreams, 0);
 	oidmap_clear_with_free(&ev.items, free_item);
 	oidmap_clear(&ev.obsolete, 1);
 	change_table_clear(&ev.table);
@@ -968,7 +1068,11 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 
 int evolve_abort(struct repository *r, struct strbuf *err)
 {
-	struct evolver ev = { .repo = r, .err = err };
+	struct evolver ev = {
+		.repo = r,
+		.err = err,
+		.upstreams = STRING_LIST_INIT_DUP,
+	};
 	struct reset_head_opts opts = {
 		.flags = RESET_HEAD_HARD,
 		.default_reflog_action = "evolve",
@@ -997,5 +1101,6 @@ int evolve_abort(struct repository *r, struct strbuf *err)
 		remove_state(r);
 	}
 	free(ev.head_branch);
+	string_list_clear(&ev.upstreams, 0);
 	return ret ? -1 : 0;
 }

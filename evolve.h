@@ -19,6 +19,8 @@ enum evolve_step_type {
 	EVOLVE_STEP_DELETE_EMPTY,
 	/* The change is abandoned: its commit is dropped from history. */
 	EVOLVE_STEP_DROP_ABANDONED,
+	/* The change's commit is in the upstream `onto`: it is deleted. */
+	EVOLVE_STEP_DELETE_LANDED,
 };
 
 struct evolve_step {
@@ -43,7 +45,15 @@ struct evolve_options {
 	enum evolve_action action;
 	/* Compute and report the steps, but write nothing. */
 	int dry_run;
+	/*
+	 * Upstreams (`string` the name as given, `util` its struct commit):
+	 * changes based on one move onto it, those in one are deleted. A
+	 * stopped evolve remembers them.
+	 */
+	struct string_list upstreams;
 };
+
+#define EVOLVE_OPTIONS_INIT { .upstreams = STRING_LIST_INIT_DUP }
 
 struct evolve_result {
 	struct evolve_step *steps;

@@ -4,6 +4,7 @@
  */
 
 #include "builtin.h"
+#include "commit.h"
 #include "advice.h"
 #include "evolve.h"
 #include "gettext.h"
@@ -12,7 +13,7 @@
 #include "strbuf.h"
 
 static const char * const evolve_usage[] = {
-	N_("git evolve [--dry-run] [-q | --quiet]"),
+	N_("git evolve [--dry-run] [-q | --quiet] [<upstream>...]"),
 	N_("git evolve (--continue | --skip | --abort)"),
 	NULL,
 };
@@ -37,6 +38,9 @@ static void print_step(const struct evolve_step *step)
 	case EVOLVE_STEP_DROP_ABANDONED:
 		printf(_("dropping abandoned %s\n"), name);
 		break;
+	case EVOLVE_STEP_DELETE_LANDED:
+		printf(_("deleting %s: it is in %s\n"), name, step->onto);
+		break;
 	}
 }
 
@@ -54,7 +58,7 @@ static int abort_evolve(struct repository *repo)
 int cmd_evolve(int argc, const char **argv, const char *prefix,
 	       struct repository *repo)
 {
-	struct evolve_options opts = { 0 };
+	struct evolve_options opts = EVOLVE_OPTIONS_INIT;
 	struct evolve_result result = EVOLVE_RESULT_INIT;
 	struct strbuf err = STRBUF_INIT;
 	int quiet = 0, steps = 0, ret, action = 0;
@@ -72,8 +76,15 @@ int cmd_evolve(int argc, const char **argv, const char *prefix,
 	};
 
 	argc = parse_options(argc, argv, prefix, options, evolve_usage, 0);
-	if (argc)
+	if (argc && action)
 		usage_with_options(evolve_usage, options);
+	for (int i = 0; i < argc; i++) {
+		struct commit *upstream = lookup_commit_reference_by_name(argv[i]);
+
+		if (!upstream)
+			die(_("not a commit: '%s'"), argv[i]);
+		string_list_append(&opts.upstreams, argv[i])->util = upstream;
+	}
 	if (action && opts.dry_run)
 		die(_("options '%s' and '%s' cannot be used together"),
 		    "--dry-run", action == 'c' ? "--continue" :
@@ -104,6 +115,7 @@ int cmd_evolve(int argc, const char **argv, const char *prefix,
 	}
 
 	evolve_result_release(&result);
+	string_list_clear(&opts.upstreams, 0);
 	strbuf_release(&err);
 	return ret ? 1 : 0;
 }

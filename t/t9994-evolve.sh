@@ -310,6 +310,90 @@ test_expect_success 'gc keeps what a stopped evolve has rebased' '
 	)
 '
 
+test_expect_success 'the example session of the design' '
+	git init -q --bare upstream.git &&
+	git clone -q upstream.git example 2>/dev/null &&
+	(
+		cd example &&
+		git checkout -q -b master &&
+		test_commit --no-tag "Initial commit" initial.txt &&
+		echo merged >merged.txt && git add . &&
+		git commit -q -m "Some change already merged upstream" &&
+		git push -q origin HEAD:master &&
+
+		# First create three dependent changes
+		echo foo>bar.txt && git add . &&
+		git commit -q -m "This is a test" &&
+		echo foo2>bar2.txt && git add . &&
+		git commit -q -m "This is also a test" &&
+		echo foo3>bar3.txt && git add . &&
+		git commit -q -m "More testing" &&
+		git change list >actual &&
+		cat >expect <<-\EOF &&
+		metas/also-test
+		metas/initial-commit
+		metas/more-testing
+		metas/some-change-already
+		metas/test
+		EOF
+		test_cmp expect actual &&
+
+		# Now modify the earliest change, using its stable name
+		git reset -q --hard metas/test &&
+		echo morefoo>>bar.txt && git add . && git commit -q --amend --no-edit &&
+
+		# Use git-evolve to fix up any dependent changes
+		git evolve >actual &&
+		cat >expect <<-\EOF &&
+		rebasing metas/also-test onto metas/test
+		rebasing metas/more-testing onto metas/also-test
+		EOF
+		test_cmp expect actual &&
+
+		# Now create an unrelated change
+		git reset -q --hard origin/master &&
+		echo newchange>unrelated.txt && git add . &&
+		git commit -q -m "Unrelated change" &&
+
+		# Upstream moves on, with a conflicting file
+		git clone -q ../upstream.git ../other &&
+		(
+			cd ../other &&
+			echo theirs >unrelated.txt &&
+			git add . &&
+			git commit -q -m "Upstream work" &&
+			git push -q origin HEAD:master
+		) &&
+
+		# Fetch the latest code from origin/master and evolve onto it
+		git fetch -q origin master &&
+		test_must_fail git evolve origin/master >out 2>err &&
+		test_grep "deleting metas/initial-commit: it is in origin/master" out &&
+		test_grep "deleting metas/some-change-already: it is in origin/master" out &&
+		test_grep "rebasing metas/test onto origin/master" out &&
+		test_grep "rebasing metas/also-test onto metas/test" out &&
+		test_grep "rebasing metas/more-testing onto metas/also-test" out &&
+		test_grep "could not rebase metas/unrelated-change onto origin/master: conflict" err &&
+
+		# Sort out the conflict
+		echo newchange >unrelated.txt &&
+		git add unrelated.txt &&
+		git evolve --continue >out &&
+		test_grep ! "rebasing metas/test" out &&
+		test_must_fail git rev-parse -q --verify refs/metas/some-change-already &&
+		test_cmp_rev metas/test^ origin/master &&
+		test_cmp_rev metas/more-testing~2 metas/test &&
+		test_cmp_rev metas/unrelated-change^ origin/master &&
+		git symbolic-ref HEAD >actual &&
+		echo refs/heads/master >expect &&
+		test_cmp expect actual &&
+		test_cmp_rev master metas/unrelated-change &&
+		git evolve origin/master >actual &&
+		echo "Nothing to evolve" >expect &&
+		test_cmp expect actual
+	)
+'
+
 test_expect_success 'divergence stops evolve before anything moves' '
 	git init diverge &&
 	(

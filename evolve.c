@@ -257,6 +257,24 @@ static void mark_history_obsolete(struct evolver *ev, struct evolve_item *item,
 }
 
 /* The name of the (first) change of `item`, as users write it: "metas/foo". */
+/* Load every change, and find the commits they make obsolete. */
+static void load_changes(struct evolver *ev)
+{
+	struct string_list refnames = STRING_LIST_INIT_NODUP;
+	struct string_list_item *name;
+
+	load_items(ev);
+	change_table_refnames(&ev->table, &refnames);
+	for_each_string_list_item(name, &refnames) {
+		struct change_head *head = change_table_get(&ev->table, name->string);
+		struct evolve_item *item;
+
+		if (head && (item = oidmap_get(&ev->items, &head->content)))
+			mark_history_obsolete(ev, item, head);
+	}
+	string_list_clear(&refnames, 0);
+}
+
 static const char *item_name(struct evolve_item *item)
 {
 	const char *name = item->refnames.items[0].string;
@@ -531,14 +549,6 @@ static int visit_all(struct evolver *ev)
 
 		if (!head || !(item = oidmap_get(&ev->items, &head->content)))
 			continue;
-		mark_history_obsolete(ev, item, head);
-	}
-	for_each_string_list_item(name, &refnames) {
-		struct change_head *head = change_table_get(&ev->table, name->string);
-		struct evolve_item *item;
-
-		if (!head || !(item = oidmap_get(&ev->items, &head->content)))
-			continue;
 		if (visit(ev, item)) {
 			ret = -1;
 			break;
@@ -711,6 +721,26 @@ out:
 		free((char *)cb.moves[i].refname);
 	free(cb.moves);
 	return ret;
+}
+
+static void evolver_init(struct evolver *ev, struct repository *r,
+			 struct strbuf *err)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->repo = r;
+	ev->err = err;
+	string_list_init_dup(&ev->upstreams);
+	change_table_init(&ev->table);
+	oidmap_init(&ev->items, 0);
+	oidmap_init(&ev->obsolete, 0);
+}
+
+static void evolver_release(struct evolver *ev)
+{
+	oidmap_clear_with_free(&ev->items, free_item);
+	oidmap_clear(&ev->obsolete, 1);
+	change_table_clear(&ev->table);
+	string_list_clear(&ev->upstreams, 0);
 }
 
 static void read_head(struct evolver *ev)
@@ -1002,12 +1032,7 @@ out:
 int evolve_changes(struct repository *r, const struct evolve_options *opts,
 		   struct evolve_result *result, struct strbuf *err)
 {
-	struct evolver ev = {
-		.repo = r,
-		.opts = opts,
-		.result = result,
-		.err = err,
-	};
+	struct evolver ev;
 	struct strbuf done = STRBUF_INIT;
 	int ret;
 
@@ -1021,11 +1046,9 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 		return -1;
 	}
 
-	change_table_init(&ev.table);
-	oidmap_init(&ev.items, 0);
-	oidmap_init(&ev.obsolete, 0);
-
-	string_list_init_dup(&ev.upstreams);
+	evolver_init(&ev, r, err);
+	ev.opts = opts;
+	ev.result = result;
 	if (opts->action == EVOLVE_START) {
 		struct string_list_item *upstream;
 
@@ -1041,7 +1064,7 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 			ret = resume(&ev, opts->action, &done);
 	}
 	if (!ret) {
-		load_items(&ev);
+		load_changes(&ev);
 		seed_done(&ev, done.buf);
 		ev.new_rewrites = ev.rewrites_nr;
 		ret = visit_all(&ev);
@@ -1058,21 +1081,14 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 	free(ev.rewrites);
 	free(ev.emptied);
 	free(ev.head_branch);
-	string_list_clear(&ev.upstreams, 0);
-	oidmap_clear_with_free(&ev.items, free_item);
-	oidmap_clear(&ev.obsolete, 1);
-	change_table_clear(&ev.table);
+	evolver_release(&ev);
 	strbuf_release(&done);
 	return ret;
 }
 
 int evolve_abort(struct repository *r, struct strbuf *err)
 {
-	struct evolver ev = {
-		.repo = r,
-		.err = err,
-		.upstreams = STRING_LIST_INIT_DUP,
-	};
+	struct evolver ev;
 	struct reset_head_opts opts = {
 		.flags = RESET_HEAD_HARD,
 		.default_reflog_action = "evolve",
@@ -1085,8 +1101,11 @@ int evolve_abort(struct repository *r, struct strbuf *err)
 		strbuf_addstr(err, _("no evolve in progress"));
 		return -1;
 	}
-	if (read_stopped_head(&ev))
+	evolver_init(&ev, r, err);
+	if (read_stopped_head(&ev)) {
+		evolver_release(&ev);
 		return -1;
+	}
 	opts.oid = &ev.head_oid;
 	opts.branch = ev.head_branch;
 	if (!ev.head_branch)
@@ -1101,6 +1120,94 @@ int evolve_abort(struct repository *r, struct strbuf *err)
 		remove_state(r);
 	}
 	free(ev.head_branch);
-	string_list_clear(&ev.upstreams, 0);
+	evolver_release(&ev);
 	return ret ? -1 : 0;
+}
+
+int evolve_children(struct repository *r, struct commit *commit,
+		    struct string_list *out)
+{
+	struct evolver ev;
+	struct string_list refnames = STRING_LIST_INIT_NODUP;
+	struct string_list_item *name;
+	struct strbuf err = STRBUF_INIT;
+
+	evolver_init(&ev, r, &err);
+	load_changes(&ev);
+	change_table_refnames(&ev.table, &refnames);
+	for_each_string_list_item(name, &refnames) {
+		struct change_head *head = change_table_get(&ev.table, name->string);
+		struct evolve_item *item = head ?
+			oidmap_get(&ev.items, &head->content) : NULL;
+		struct obsolete_commit *obsolete;
+		struct commit *parent;
+
+		/* Each commit once, under the first name of its change. */
+		if (!item || item->abandoned ||
+		    strcmp(item->refnames.items[0].string, name->string) ||
+		    repo_parse_commit(r, item->commit) || !item->commit->parents)
+			continue;
+		parent = item->commit->parents->item;
+		obsolete = oidmap_get(&ev.obsolete, &parent->object.oid);
+		if (parent == commit ||
+		    (obsolete && obsolete->newest->commit == commit))
+			string_list_append(out, name->string)->util = item->commit;
+	}
+	string_list_clear(&refnames, 0);
+	evolver_release(&ev);
+	strbuf_release(&err);
+	return 0;
+}
+
+struct commit *evolve_newest_parent(struct repository *r, struct commit *commit,
+				    struct strbuf *err)
+{
+	struct evolver ev;
+	struct obsolete_commit *obsolete;
+	struct commit *parent = NULL;
+
+	if (repo_parse_commit(r, commit) || !commit->parents) {
+		strbuf_addf(err, _("%s has no parent"),
+			    repo_find_unique_abbrev(r, &commit->object.oid,
+						    DEFAULT_ABBREV));
+		return NULL;
+	}
+	evolver_init(&ev, r, err);
+	load_changes(&ev);
+	parent = commit->parents->item;
+	obsolete = oidmap_get(&ev.obsolete, &parent->object.oid);
+	if (obsolete && obsolete->divergent) {
+		strbuf_addf(err, _("the parent %s is replaced by both %s and %s (divergence)"),
+			    repo_find_unique_abbrev(r, &parent->object.oid,
+						    DEFAULT_ABBREV),
+			    item_name(obsolete->newest),
+			    item_name(obsolete->divergent));
+		parent = NULL;
+	} else if (obsolete) {
+		parent = obsolete->newest->commit;
+	}
+	evolver_release(&ev);
+	return parent;
+}
+
+int evolve_move_head(struct repository *r, struct commit *to,
+		     const char *action, struct strbuf *err)
+{
+	struct reset_head_opts opts = {
+		.oid = &to->object.oid,
+		.flags = RESET_HEAD_DETACH | RESET_HEAD_RUN_POST_CHECKOUT_HOOK,
+		.default_reflog_action = action,
+	};
+
+	if (repo_read_index(r) < 0) {
+		strbuf_addstr(err, _("could not read the index"));
+		return -1;
+	}
+	if (reset_head(r, &opts)) {
+		strbuf_addf(err, _("could not check out %s"),
+			    repo_find_unique_abbrev(r, &to->object.oid,
+						    DEFAULT_ABBREV));
+		return -1;
+	}
+	return 0;
 }

@@ -3,6 +3,7 @@
 
 #include "string-list.h"
 
+struct commit;
 struct repository;
 struct strbuf;
 
@@ -102,5 +103,28 @@ int evolve_in_progress(struct repository *r);
  * no other ref has moved. Returns 0, or -1 with a message in `err`.
  */
 int evolve_abort(struct repository *r, struct strbuf *err);
+
+/*
+ * For "git next": append to `out` the changes whose commit is built on
+ * `commit`, or on an older version of it (`string` the refname, `util` the
+ * struct commit). Each commit is listed once, under its first name.
+ */
+int evolve_children(struct repository *r, struct commit *commit,
+		    struct string_list *out);
+
+/*
+ * For "git prev": the newest version of the parent of `commit`, or NULL
+ * with a message in `err` if it has none or is divergent.
+ */
+struct commit *evolve_newest_parent(struct repository *r, struct commit *commit,
+				    struct strbuf *err);
+
+/*
+ * Detach HEAD at `to`, updating the working tree and index as "git
+ * checkout --detach" does (local modifications are kept if they do not
+ * conflict). `action` is the reflog action.
+ */
+int evolve_move_head(struct repository *r, struct commit *to,
+		     const char *action, struct strbuf *err);
 
 #endif /* EVOLVE_H */

@@ -1,14 +1,20 @@
 /*
  * "git evolve": rebase the changes whose parent is obsolete onto its
- * newest version, until no change has an obsolete parent.
+ * newest version, until no change has an obsolete parent. "git next" and
+ * "git prev": move HEAD along a stack of changes.
  */
+
+/* for DEFAULT_ABBREV, which depends on the core.abbrev config */
+#define USE_THE_REPOSITORY_VARIABLE
 
 #include "builtin.h"
 #include "commit.h"
 #include "advice.h"
 #include "evolve.h"
 #include "gettext.h"
+#include "object-name.h"
 #include "parse-options.h"
+#include "pretty.h"
 #include "repository.h"
 #include "strbuf.h"
 
@@ -116,6 +122,118 @@ int cmd_evolve(int argc, const char **argv, const char *prefix,
 
 	evolve_result_release(&result);
 	string_list_clear(&opts.upstreams, 0);
+	strbuf_release(&err);
+	return ret ? 1 : 0;
+}
+
+static const char * const next_usage[] = {
+	N_("git next [--evolve]"),
+	NULL,
+};
+
+static const char * const prev_usage[] = {
+	N_("git prev"),
+	NULL,
+};
+
+static struct commit *head_commit(struct repository *repo)
+{
+	struct commit *head = lookup_commit_reference_by_name("HEAD");
+
+	if (!head)
+		die(_("HEAD does not point to a commit"));
+	return head;
+}
+
+/* Detach HEAD at `to` and say where it is, as "git checkout" does. */
+static int move_head(struct repository *repo, struct commit *to,
+		     const char *action)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct strbuf subject = STRBUF_INIT;
+	int ret = evolve_move_head(repo, to, action, &err);
+
+	if (ret) {
+		error("%s", err.buf);
+	} else {
+		struct pretty_print_context ctx = { .abbrev = DEFAULT_ABBREV };
+
+		repo_format_commit_message(repo, to, "%h %s", &subject, &ctx);
+		fprintf(stderr, _("HEAD is now at %s\n"), subject.buf);
+	}
+	strbuf_release(&subject);
+	strbuf_release(&err);
+	return ret ? 1 : 0;
+}
+
+int cmd_next(int argc, const char **argv, const char *prefix,
+	     struct repository *repo)
+{
+	struct string_list children = STRING_LIST_INIT_DUP;
+	int evolve = 0, ret;
+	struct option options[] = {
+		OPT_BOOL(0, "evolve", &evolve,
+			 N_("evolve the changes first, so that the next one is up to date")),
+		OPT_END(),
+	};
+
+	argc = parse_options(argc, argv, prefix, options, next_usage, 0);
+	if (argc)
+		usage_with_options(next_usage, options);
+
+	if (evolve) {
+		struct evolve_options opts = EVOLVE_OPTIONS_INIT;
+		struct evolve_result result = EVOLVE_RESULT_INIT;
+		struct strbuf err = STRBUF_INIT;
+
+		ret = evolve_changes(repo, &opts, &result, &err);
+		for (size_t i = 0; i < result.steps_nr; i++)
+			print_step(&result.steps[i]);
+		if (ret)
+			error("%s", err.buf);
+		evolve_result_release(&result);
+		strbuf_release(&err);
+		if (ret)
+			return 1;
+	}
+
+	evolve_children(repo, head_commit(repo), &children);
+	if (!children.nr) {
+		ret = error(_("no change is built on HEAD"));
+	} else if (children.nr > 1) {
+		struct string_list_item *child;
+
+		error(_("several changes are built on HEAD:"));
+		for_each_string_list_item(child, &children)
+			fprintf(stderr, "  %s\n", display_name(child->string));
+		advise(_("Check out the one you want with \"git checkout <change>\"."));
+		ret = -1;
+	} else {
+		ret = move_head(repo, children.items[0].util, "next");
+	}
+	string_list_clear(&children, 0);
+	return ret ? 1 : 0;
+}
+
+int cmd_prev(int argc, const char **argv, const char *prefix,
+	     struct repository *repo)
+{
+	struct option options[] = {
+		OPT_END(),
+	};
+	struct strbuf err = STRBUF_INIT;
+	struct commit *parent;
+	int ret;
+
+	argc = parse_options(argc, argv, prefix, options, prev_usage, 0);
+	if (argc)
+		usage_with_options(prev_usage, options);
+
+	parent = evolve_newest_parent(repo, head_commit(repo), &err);
+	if (parent)
+		ret = move_head(repo, parent, "prev");
+	else
+		ret = error("%s", err.buf);
 	strbuf_release(&err);
 	return ret ? 1 : 0;
 }

@@ -394,6 +394,69 @@ test_expect_success 'the example session of the design' '
 	)
 '
 
+test_expect_success 'next and prev walk a stack of changes' '
+	git init walk &&
+	(
+		cd walk &&
+		for i in first second third
+		do
+			test_commit $i || return 1
+		done &&
+		git checkout -q metas/first &&
+		git next 2>err &&
+		test_grep "HEAD is now at $(git rev-parse --short second) second" err &&
+		test_cmp_rev HEAD second &&
+		git next &&
+		test_cmp_rev HEAD third &&
+		test_must_fail git next 2>err &&
+		test_grep "no change is built on HEAD" err &&
+		test_cmp_rev HEAD third &&
+		git prev &&
+		test_cmp_rev HEAD second &&
+		test_must_fail git symbolic-ref -q HEAD
+	)
+'
+
+test_expect_success 'prev goes to the newest version of the parent' '
+	(
+		cd walk &&
+		git checkout -q metas/first &&
+		test_tick &&
+		git commit -q --amend -m "first amended" &&
+		amended=$(git rev-parse HEAD) &&
+		git checkout -q metas/second &&
+		git prev &&
+		test_cmp_rev HEAD $amended
+	)
+'
+
+test_expect_success 'next goes to an orphan, or evolves it first with --evolve' '
+	(
+		cd walk &&
+		git next &&
+		test_cmp_rev HEAD second &&
+		git prev &&
+		git next --evolve >out &&
+		test_grep "rebasing metas/second onto metas/first" out &&
+		test_cmp_rev HEAD metas/second &&
+		test_cmp_rev HEAD^ metas/first
+	)
+'
+
+test_expect_success 'next lists the candidates instead of guessing' '
+	(
+		cd walk &&
+		git checkout -q metas/first &&
+		test_commit --no-tag sidestep &&
+		git checkout -q metas/first &&
+		test_must_fail git next 2>err &&
+		test_grep "several changes are built on HEAD" err &&
+		test_grep "^  metas/second\$" err &&
+		test_grep "^  metas/sidestep\$" err &&
+		test_cmp_rev HEAD metas/first
+	)
+'
+
 test_expect_success 'divergence stops evolve before anything moves' '
 	git init diverge &&
 	(

@@ -331,6 +331,21 @@ static struct evolve_step *add_step(struct evolver *ev,
 
 static int visit(struct evolver *ev, struct evolve_item *item);
 
+static void report_divergence(struct evolver *ev,
+			      struct obsolete_commit *obsolete)
+{
+	strbuf_addf(ev->err,
+		    _("commit %s is replaced by both %s and %s (divergence)"),
+		    repo_find_unique_abbrev(ev->repo, &obsolete->entry.oid,
+					    DEFAULT_ABBREV),
+		    item_name(obsolete->newest), item_name(obsolete->divergent));
+	strbuf_addf(ev->err,
+		    _("\nmerge the two versions into one with\n"
+		      "  git checkout %s && git merge --amend %s\n"
+		      "or drop one of them with \"git change delete\""),
+		    item_name(obsolete->newest), item_name(obsolete->divergent));
+}
+
 /* The first upstream that has `commit` in its history, or NULL. */
 static struct string_list_item *upstream_containing(struct evolver *ev,
 						    struct commit *commit)
@@ -363,12 +378,7 @@ static struct commit *resolve(struct evolver *ev, struct commit *commit,
 	obsolete = oidmap_get(&ev->obsolete, &commit->object.oid);
 	if (obsolete) {
 		if (obsolete->divergent) {
-			strbuf_addf(ev->err,
-				    _("commit %s is replaced by both %s and %s (divergence)"),
-				    repo_find_unique_abbrev(ev->repo, &commit->object.oid,
-							    DEFAULT_ABBREV),
-				    item_name(obsolete->newest),
-				    item_name(obsolete->divergent));
+			report_divergence(ev, obsolete);
 			return NULL;
 		}
 		*item = obsolete->newest;
@@ -536,11 +546,33 @@ static int visit(struct evolver *ev, struct evolve_item *item)
 	return 0;
 }
 
+/* Divergence stops evolve before anything moves. */
+static int check_divergence(struct evolver *ev)
+{
+	struct oidmap_iter iter;
+	struct obsolete_commit *obsolete;
+	struct obsolete_commit *first = NULL;
+
+	oidmap_iter_init(&ev->obsolete, &iter);
+	while ((obsolete = oidmap_iter_next(&iter)))
+		/* Report the same one every time. */
+		if (obsolete->divergent &&
+		    (!first || oidcmp(&obsolete->entry.oid, &first->entry.oid) < 0))
+			first = obsolete;
+	if (!first)
+		return 0;
+	report_divergence(ev, first);
+	return -1;
+}
+
 static int visit_all(struct evolver *ev)
 {
 	struct string_list refnames = STRING_LIST_INIT_NODUP;
 	struct string_list_item *name;
 	int ret = 0;
+
+	if (check_divergence(ev))
+		return -1;
 
 	change_table_refnames(&ev->table, &refnames);
 	for_each_string_list_item(name, &refnames) {
@@ -1190,6 +1222,23 @@ struct commit *evolve_newest_parent(struct repository *r, struct commit *commit,
 	return parent;
 }
 
+/* Move HEAD, and the branch it is on, to `oid`, with the work tree. */
+static int evolve_move_head_keep_branch(struct repository *r,
+					const struct object_id *oid,
+					const char *action, struct strbuf *err)
+{
+	struct reset_head_opts opts = {
+		.oid = oid,
+		.default_reflog_action = action,
+	};
+
+	if (reset_head(r, &opts)) {
+		strbuf_addf(err, _("could not check out %s"), oid_to_hex(oid));
+		return -1;
+	}
+	return 0;
+}
+
 int evolve_move_head(struct repository *r, struct commit *to,
 		     const char *action, struct strbuf *err)
 {
@@ -1210,4 +1259,100 @@ int evolve_move_head(struct repository *r, struct commit *to,
 		return -1;
 	}
 	return 0;
+}
+
+/* Append the parents of `commit` to `parents`, except `skip` and duplicates. */
+static void add_parents(struct commit *commit, struct commit *skip,
+			struct commit_list **parents)
+{
+	for (struct commit_list *p = commit->parents; p; p = p->next) {
+		struct commit_list **tail = parents;
+		int seen = p->item == skip;
+
+		for (; *tail; tail = &(*tail)->next)
+			if ((*tail)->item == p->item)
+				seen = 1;
+		if (!seen)
+			commit_list_insert(p->item, tail);
+	}
+}
+
+int evolve_merge_amend(struct repository *r, struct commit *other,
+		       struct strbuf *err)
+{
+	struct merge_options opt;
+	struct merge_result result = { 0 };
+	struct commit_list *bases = NULL, *parents = NULL;
+	struct commit *head = lookup_commit_reference_by_name("HEAD");
+	struct commit_rewrite rewrites[2];
+	struct tree *base_tree;
+	const char *message = NULL, *body;
+	char *author = NULL;
+	struct object_id merged;
+	int merging = 0, ret = -1;
+
+	if (!head || repo_parse_commit(r, head) || repo_parse_commit(r, other)) {
+		strbuf_addstr(err, _("HEAD and the change to merge must be commits"));
+		return -1;
+	}
+	if (head == other) {
+		strbuf_addstr(err, _("HEAD is already that change"));
+		return -1;
+	}
+	if (repo_read_index(r) < 0 || refresh_index(r->index, REFRESH_QUIET,
+						    NULL, NULL, NULL) ||
+	    has_unstaged_changes(r, 1) || has_uncommitted_changes(r, 1)) {
+		strbuf_addstr(err, _("commit or stash your local modifications first"));
+		return -1;
+	}
+
+	/* The two versions, merged against what they have in common. */
+	if (repo_get_merge_bases(r, head, other, &bases) < 0)
+		goto out;
+	base_tree = bases ? repo_get_commit_tree(r, bases->item) :
+		lookup_tree(r, r->hash_algo->empty_tree);
+	init_basic_merge_options(&opt, r);
+	merging = 1;
+	opt.branch1 = "HEAD";
+	opt.branch2 = "the other version";
+	opt.ancestor = "their common base";
+	opt.show_rename_progress = 0;
+	merge_incore_nonrecursive(&opt, base_tree, repo_get_commit_tree(r, head),
+				  repo_get_commit_tree(r, other), &result);
+	if (result.clean <= 0) {
+		strbuf_addstr(err, _("the two versions conflict; nothing was changed "
+				     "(merge them by hand, then record the result with "
+				     "\"git change update -c HEAD -r <version>...\")"));
+		goto out;
+	}
+
+	/* It replaces both: its parents are theirs, not them. */
+	add_parents(head, other, &parents);
+	add_parents(other, head, &parents);
+	message = repo_logmsg_reencode(r, head, NULL, get_commit_output_encoding());
+	find_commit_subject(message, &body);
+	author = commit_author(r, head);
+	if (commit_tree(body, strlen(body), &result.tree->object.oid, parents,
+			&merged, author, NULL)) {
+		strbuf_addstr(err, _("could not write the merged commit"));
+		goto out;
+	}
+
+	oidcpy(&rewrites[0].old, &head->object.oid);
+	oidcpy(&rewrites[0].new, &merged);
+	oidcpy(&rewrites[1].old, &other->object.oid);
+	oidcpy(&rewrites[1].new, &merged);
+	if (record_rewrites(r, rewrites, 2, REWRITE_MODIFY, "merge --amend", err))
+		goto out;
+	ret = evolve_move_head_keep_branch(r, &merged, "merge --amend", err);
+
+out:
+	if (message)
+		repo_unuse_commit_buffer(r, head, message);
+	if (merging)
+		merge_finalize(&opt, &result);
+	commit_list_free(bases);
+	commit_list_free(parents);
+	free(author);
+	return ret;
 }

@@ -127,4 +127,16 @@ struct commit *evolve_newest_parent(struct repository *r, struct commit *commit,
 int evolve_move_head(struct repository *r, struct commit *to,
 		     const char *action, struct strbuf *err);
 
+/*
+ * "git merge --amend <other>", the "modify" merge of the design that
+ * resolves divergence: merge the versions HEAD and `other` of a change
+ * into one commit that replaces both. Its parents are theirs (so it is no
+ * merge commit when they share their parent), its message HEAD's; both
+ * changes then point at one metacommit, and HEAD (with its branch) moves
+ * to it. The work tree must be clean; nothing is changed on a conflict.
+ * Returns 0, or -1 with a message in `err`.
+ */
+int evolve_merge_amend(struct repository *r, struct commit *other,
+		       struct strbuf *err);
+
 #endif /* EVOLVE_H */

@@ -475,8 +475,65 @@ test_expect_success 'divergence stops evolve before anything moves' '
 		git for-each-ref >refs.before &&
 		test_must_fail git evolve 2>err &&
 		test_grep "is replaced by both metas/b.* and metas/b.* (divergence)" err &&
+		test_grep "git merge --amend metas/b" err &&
 		git for-each-ref >refs.after &&
 		test_cmp refs.before refs.after
+	)
+'
+
+test_expect_success 'merge --amend resolves divergence as in the design' '
+	git init merge-amend &&
+	(
+		cd merge-amend &&
+		touch foo && git add . && git commit -q -m "foo" && git tag A &&
+		touch bar && git add . && git commit -q -m "bar" && git tag B &&
+		touch baz && git add . && git commit -q --amend -m "bar and baz" &&
+		git tag C &&
+		git checkout -q B &&
+		touch bam && git add . && git commit -q --amend -m "bar and bam" &&
+		git tag D &&
+		test_cmp_rev metas/foo A &&
+		test_cmp_rev metas/bar C &&
+		test_cmp_rev metas/bar-2 D &&
+		c_meta=$(git rev-parse "metas/bar^{metacommit}") &&
+		d_meta=$(git rev-parse "metas/bar-2^{metacommit}") &&
+		test_must_fail git evolve 2>err &&
+		test_must_fail git evolve --dry-run 2>err &&
+
+		git merge --amend metas/bar &&
+		test_cmp_rev HEAD^ A &&
+		test_must_fail git rev-parse --verify -q HEAD^2 &&
+		git ls-tree --name-only HEAD >actual &&
+		test_write_lines bam bar baz foo >expect &&
+		test_cmp expect actual &&
+		git log -1 --format=%s >actual &&
+		echo "bar and bam" >expect &&
+		test_cmp expect actual &&
+		check_meta_commit metas/bar "merge --amend: bar and bam" \
+			c HEAD r $d_meta r $c_meta &&
+		test_cmp_rev "metas/bar^{metacommit}" "metas/bar-2^{metacommit}" &&
+		git evolve >actual &&
+		echo "Nothing to evolve" >expect &&
+		test_cmp expect actual
+	)
+'
+
+test_expect_success 'merge --amend refuses a dirty tree and conflicts' '
+	(
+		cd merge-amend &&
+		git checkout -q --detach A &&
+		echo one >foo && git commit -q -a -m "foo one" &&
+		git checkout -q --detach A &&
+		echo two >foo && git commit -q -a -m "foo two" &&
+		echo dirty >>foo &&
+		test_must_fail git merge --amend HEAD@{2} 2>err &&
+		test_grep "commit or stash" err &&
+		git checkout -q foo &&
+		git for-each-ref >before &&
+		test_must_fail git merge --amend HEAD@{2} 2>err &&
+		test_grep "the two versions conflict" err &&
+		git for-each-ref >after &&
+		test_cmp before after
 	)
 '
 

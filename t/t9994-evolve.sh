@@ -537,6 +537,53 @@ test_expect_success 'merge --amend refuses a dirty tree and conflicts' '
 	)
 '
 
+test_expect_success 'pull --evolve evolves the changes onto the fetched commit' '
+	git init -q --bare pull-up.git &&
+	git clone -q pull-up.git puller 2>/dev/null &&
+	(
+		cd puller &&
+		git checkout -q -b master &&
+		test_commit --no-tag shared &&
+		git push -q origin HEAD:master &&
+		git branch -q -u origin/master &&
+		test_commit --no-tag mine &&
+		git clone -q ../pull-up.git ../pull-other &&
+		(
+			cd ../pull-other &&
+			test_commit --no-tag theirs &&
+			git push -q origin HEAD:master
+		) &&
+		git pull --evolve >out &&
+		test_grep "deleting metas/shared: it is in FETCH_HEAD" out &&
+		test_grep "rebasing metas/mine onto FETCH_HEAD" out &&
+		test_cmp_rev master^ origin/master &&
+		test_cmp_rev master metas/mine &&
+		git symbolic-ref HEAD >actual &&
+		echo refs/heads/master >expect &&
+		test_cmp expect actual
+	)
+'
+
+test_expect_success 'branch.<name>.rebase=evolve, shown by remote show' '
+	(
+		cd puller &&
+		git config branch.master.rebase evolve &&
+		(
+			cd ../pull-other &&
+			git pull -q --no-rebase &&
+			test_commit --no-tag more &&
+			git push -q origin HEAD:master
+		) &&
+		git pull >out &&
+		test_grep "rebasing metas/mine onto FETCH_HEAD" out &&
+		test_cmp_rev master^ origin/master &&
+		git remote show origin >out &&
+		test_grep "master evolves onto remote master" out &&
+		test_must_fail git -c branch.master.rebase=evolution pull 2>err &&
+		test_grep "invalid value for .branch.master.rebase." err
+	)
+'
+
 test_expect_success 'a merge commit that would move is refused' '
 	git init merges &&
 	(

@@ -18,6 +18,7 @@
 #include "oidmap.h"
 #include "oidset.h"
 #include "path.h"
+#include "progress.h"
 #include "read-cache-ll.h"
 #include "refs.h"
 #include "replay.h"
@@ -569,16 +570,21 @@ static int visit_all(struct evolver *ev)
 {
 	struct string_list refnames = STRING_LIST_INIT_NODUP;
 	struct string_list_item *name;
+	struct progress *progress = NULL;
 	int ret = 0;
 
 	if (check_divergence(ev))
 		return -1;
 
 	change_table_refnames(&ev->table, &refnames);
+	if (ev->opts->show_progress)
+		progress = start_delayed_progress(ev->repo, _("Evolving changes"),
+						  refnames.nr);
 	for_each_string_list_item(name, &refnames) {
 		struct change_head *head = change_table_get(&ev->table, name->string);
 		struct evolve_item *item;
 
+		display_progress(progress, name - refnames.items + 1);
 		if (!head || !(item = oidmap_get(&ev->items, &head->content)))
 			continue;
 		if (visit(ev, item)) {
@@ -586,6 +592,7 @@ static int visit_all(struct evolver *ev)
 			break;
 		}
 	}
+	stop_progress(&progress);
 	string_list_clear(&refnames, 0);
 	return ret;
 }

@@ -46,6 +46,8 @@ struct evolve_options {
 	enum evolve_action action;
 	/* Compute and report the steps, but write nothing. */
 	int dry_run;
+	/* Show a progress meter while rebasing. */
+	int show_progress;
 	/*
 	 * Upstreams (`string` the name as given, `util` its struct commit):
 	 * changes based on one move onto it, those in one are deleted. A

@@ -19,7 +19,7 @@
 #include "strbuf.h"
 
 static const char * const evolve_usage[] = {
-	N_("git evolve [--dry-run] [-q | --quiet] [<upstream>...]"),
+	N_("git evolve [--dry-run] [-q | --quiet] [--[no-]progress] [<upstream>...]"),
 	N_("git evolve (--continue | --skip | --abort)"),
 	NULL,
 };
@@ -72,6 +72,8 @@ int cmd_evolve(int argc, const char **argv, const char *prefix,
 		OPT_BOOL('n', "dry-run", &opts.dry_run,
 			 N_("show what would be rebased, without writing anything")),
 		OPT__QUIET(&quiet, N_("do not list what is rebased")),
+		OPT_BOOL(0, "progress", &opts.show_progress,
+			 N_("show progress (default: on a terminal, unless --quiet)")),
 		OPT_CMDMODE(0, "continue", &action,
 			    N_("resume after resolving the conflicts"), 'c'),
 		OPT_CMDMODE(0, "skip", &action,
@@ -81,7 +83,10 @@ int cmd_evolve(int argc, const char **argv, const char *prefix,
 		OPT_END(),
 	};
 
+	opts.show_progress = -1;
 	argc = parse_options(argc, argv, prefix, options, evolve_usage, 0);
+	if (opts.show_progress < 0)
+		opts.show_progress = !quiet && isatty(2);
 	if (argc && action)
 		usage_with_options(evolve_usage, options);
 	for (int i = 0; i < argc; i++) {

@@ -86,6 +86,15 @@ test_expect_success 'evolve again has nothing to do' '
 	test_cmp expect actual
 '
 
+test_expect_success '--progress shows a progress meter, --quiet does not' '
+	amend_change stack-commit-c2 progress-c2 &&
+	GIT_PROGRESS_DELAY=0 git evolve --dry-run --progress 2>err >out &&
+	test_grep "Evolving changes: 100%" err &&
+	GIT_PROGRESS_DELAY=0 git evolve --dry-run --quiet 2>err >out &&
+	test_grep ! "Evolving changes" err &&
+	git evolve -q
+'
+
 test_expect_success '--dry-run shows the plan and writes nothing' '
 	amend_change stack-commit-c1 amended-c1 &&
 	git for-each-ref >refs.before &&

@@ -264,7 +264,7 @@ test_expect_success '--continue after the conflict is resolved' '
 '
 
 test_expect_success '--skip leaves the conflicting change where it is' '
-	git stash -q &&
+	git checkout -- file1 &&
 	git checkout -q --detach metas/stack-commit-c1 &&
 	echo other >file3 &&
 	git add file3 &&

@@ -653,8 +653,28 @@ static int follow_branch(const struct reference *ref, void *cb_data)
 	return 0;
 }
 
+static void add_move(struct follow_cb *cb, const char *refname,
+		     const struct object_id *old, const struct object_id *new)
+{
+	ALLOC_GROW(cb->moves, cb->moves_nr + 1, cb->moves_alloc);
+	cb->moves[cb->moves_nr].refname = xstrdup(refname);
+	oidcpy(&cb->moves[cb->moves_nr].old, old);
+	oidcpy(&cb->moves[cb->moves_nr].new, new);
+	cb->moves_nr++;
+}
+
+/*
+ * Deleting a ref deletes its reflog too, so a change that evolve deletes
+ * (it landed or became empty) is moved to refs/hiddenmetas/, where it is
+ * kept, with its commits, until "git change restore" brings it back.
+ */
 static void add_deletions(struct evolver *ev, struct follow_cb *cb)
 {
+	struct ref_store *refs = get_main_ref_store(ev->repo);
+	struct strbuf hidden = STRBUF_INIT;
+	struct object_id null_oid;
+
+	oidclr(&null_oid, ev->repo->hash_algo);
 	for (size_t i = 0; i < ev->result->steps_nr; i++) {
 		struct evolve_step *step = &ev->result->steps[i];
 		struct string_list_item *name;
@@ -665,14 +685,20 @@ static void add_deletions(struct evolver *ev, struct follow_cb *cb)
 		for_each_string_list_item(name, &step->refnames) {
 			struct change_head *head = change_table_get(&ev->table,
 								    name->string);
+			struct object_id old_hidden;
+			const char *base;
 
-			ALLOC_GROW(cb->moves, cb->moves_nr + 1, cb->moves_alloc);
-			cb->moves[cb->moves_nr].refname = xstrdup(name->string);
-			oidcpy(&cb->moves[cb->moves_nr].old, &head->head);
-			oidclr(&cb->moves[cb->moves_nr].new, ev->repo->hash_algo);
-			cb->moves_nr++;
+			add_move(cb, name->string, &head->head, &null_oid);
+			if (!skip_prefix(name->string, CHANGES_REF_PREFIX, &base))
+				continue;
+			strbuf_reset(&hidden);
+			strbuf_addf(&hidden, "%s%s", HIDDEN_CHANGES_REF_PREFIX, base);
+			if (refs_read_ref(refs, hidden.buf, &old_hidden))
+				oidcpy(&old_hidden, &null_oid);
+			add_move(cb, hidden.buf, &old_hidden, &head->head);
 		}
 	}
+	strbuf_release(&hidden);
 }
 
 /* The changes whose content evolve rewrites, for the ref transaction. */

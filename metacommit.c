@@ -1023,6 +1023,9 @@ static int batch_commit(struct rewrite_batch *batch, struct strbuf *err)
 	}
 	for (size_t i = 0; i < batch->moves_nr; i++) {
 		const struct ref_move *move = &batch->moves[i];
+		/* Changes keep a reflog, also hidden ones. */
+		unsigned flags = is_change_refname(move->refname) ?
+			REF_FORCE_CREATE_REFLOG : 0;
 
 		if (is_null_oid(&move->new) ?
 		    ref_transaction_delete(transaction, move->refname,
@@ -1030,7 +1033,7 @@ static int batch_commit(struct rewrite_batch *batch, struct strbuf *err)
 					   err) :
 		    ref_transaction_update(transaction, move->refname,
 					   &move->new, &move->old, NULL, NULL,
-					   0, batch->reason, err))
+					   flags, batch->reason, err))
 			goto out;
 	}
 	if (ref_transaction_commit(transaction, err))
@@ -1264,5 +1267,56 @@ out:
 	free(rewrites);
 	free(path);
 	strbuf_release(&buf);
+	return ret;
+}
+
+int restore_change(struct repository *r, const char *name,
+		   struct strbuf *restored, struct strbuf *err)
+{
+	struct ref_store *refs = get_main_ref_store(r);
+	struct ref_transaction *transaction = NULL;
+	struct strbuf hidden = STRBUF_INIT;
+	struct metacommit_data data = METACOMMIT_DATA_INIT;
+	struct commit *head;
+	struct object_id oid;
+	int ret = -1;
+
+	if (!skip_prefix(name, HIDDEN_CHANGES_REF_PREFIX, &name) &&
+	    !skip_prefix(name, "hiddenmetas/", &name) &&
+	    !skip_prefix(name, CHANGES_REF_PREFIX, &name))
+		skip_prefix(name, "metas/", &name);
+	strbuf_addf(&hidden, "%s%s", HIDDEN_CHANGES_REF_PREFIX, name);
+	strbuf_addf(restored, "%s%s", CHANGES_REF_PREFIX, name);
+	if (check_refname_format(hidden.buf, 0) ||
+	    refs_read_ref(refs, hidden.buf, &oid)) {
+		strbuf_addf(err, _("no hidden change '%s'"), name);
+		goto out;
+	}
+	if (refs_ref_exists(refs, restored->buf)) {
+		strbuf_addf(err, _("change '%s' exists; rename or delete it first"),
+			    restored->buf + strlen("refs/"));
+		goto out;
+	}
+
+	transaction = ref_store_transaction_begin(refs, 0, err);
+	if (!transaction ||
+	    ref_transaction_create(transaction, restored->buf, &oid, NULL,
+				   REF_FORCE_CREATE_REFLOG, "change restore", err) ||
+	    ref_transaction_delete(transaction, hidden.buf, &oid, NULL, 0,
+				   "change restore", err) ||
+	    ref_transaction_commit(transaction, err))
+		goto out;
+	/* Recording finds it by its content again. */
+	head = lookup_commit_reference_gently(r, &oid, 1);
+	if (head && parse_metacommit(r, head, &data, err) > 0)
+		index_change(r, &data.content, restored->buf);
+	else if (head)
+		index_change(r, &oid, restored->buf);
+	strbuf_reset(err);
+	ret = 0;
+out:
+	metacommit_data_clear(&data);
+	ref_transaction_free(transaction);
+	strbuf_release(&hidden);
 	return ret;
 }

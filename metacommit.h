@@ -26,6 +26,8 @@ struct string_list;
 
 /* Where change refs live. */
 #define CHANGES_REF_PREFIX "refs/metas/"
+/* Where inactive changes live, e.g. those that "git evolve" deleted. */
+#define HIDDEN_CHANGES_REF_PREFIX "refs/hiddenmetas/"
 
 struct metacommit_data {
 	/* The content (or, if abandoned, the abandoned) commit. */
@@ -252,6 +254,16 @@ int record_copies_and_rewrites(struct repository *r,
 			       const struct commit_rewrite *rewrites,
 			       size_t rewrites_nr, const char *reason,
 			       struct strbuf *err);
+
+/*
+ * Bring back the hidden change `name` (refs/hiddenmetas/<name>, given in
+ * any of the forms "<name>", "metas/<name>" or "hiddenmetas/<name>"):
+ * move it to refs/metas/<name>, which must not exist, in one transaction.
+ * Stores the refname of the restored change in `restored`. Returns 0, or
+ * -1 with a message in `err`.
+ */
+int restore_change(struct repository *r, const char *name,
+		   struct strbuf *restored, struct strbuf *err);
 
 /* A ref moved along with recorded rewrites, e.g. a branch that follows. */
 struct ref_move {

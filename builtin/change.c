@@ -28,6 +28,8 @@
 	N_("git change update [-c <commit>] [-r <commit>...] [-o <commit>...] [-g <change>] [-n] [--force]")
 #define BUILTIN_CHANGE_DELETE_USAGE \
 	N_("git change delete <change>...")
+#define BUILTIN_CHANGE_RESTORE_USAGE \
+	N_("git change restore <change>")
 
 /* Show "refs/metas/foo" as "metas/foo", like "refname:lstrip=1". */
 static const char *display_name(const char *refname)
@@ -224,6 +226,34 @@ static int change_delete(int argc, const char **argv, const char *prefix,
 	return !!ret;
 }
 
+static int change_restore(int argc, const char **argv, const char *prefix,
+			  struct repository *repo)
+{
+	const char * const usage[] = {
+		BUILTIN_CHANGE_RESTORE_USAGE,
+		NULL,
+	};
+	struct option options[] = {
+		OPT_END(),
+	};
+	struct strbuf restored = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
+	int ret;
+
+	argc = parse_options(argc, argv, prefix, options, usage, 0);
+	if (argc != 1)
+		usage_with_options(usage, options);
+
+	ret = restore_change(repo, argv[0], &restored, &err);
+	if (ret)
+		error("%s", err.buf);
+	else
+		printf(_("Restored change %s\n"), display_name(restored.buf));
+	strbuf_release(&restored);
+	strbuf_release(&err);
+	return !!ret;
+}
+
 int cmd_change(int argc,
 	       const char **argv,
 	       const char *prefix,
@@ -233,6 +263,7 @@ int cmd_change(int argc,
 		BUILTIN_CHANGE_LIST_USAGE,
 		BUILTIN_CHANGE_UPDATE_USAGE,
 		BUILTIN_CHANGE_DELETE_USAGE,
+		BUILTIN_CHANGE_RESTORE_USAGE,
 		NULL,
 	};
 	parse_opt_subcommand_fn *fn = NULL;
@@ -240,6 +271,7 @@ int cmd_change(int argc,
 		OPT_SUBCOMMAND("list", &fn, change_list),
 		OPT_SUBCOMMAND("update", &fn, change_update),
 		OPT_SUBCOMMAND("delete", &fn, change_delete),
+		OPT_SUBCOMMAND("restore", &fn, change_restore),
 		OPT_END(),
 	};
 

@@ -466,6 +466,32 @@ test_expect_success 'next lists the candidates instead of guessing' '
 	)
 '
 
+test_expect_success 'deleted changes are hidden, and restore brings them back' '
+	git init restore &&
+	(
+		cd restore &&
+		test_commit base &&
+		test_commit landed &&
+		git branch upstream &&
+		git evolve upstream >out &&
+		test_grep "deleting metas/landed: it is in upstream" out &&
+		test_must_fail git rev-parse -q --verify refs/metas/landed &&
+		test_cmp_rev refs/hiddenmetas/landed landed &&
+		git change restore landed >out &&
+		echo "Restored change metas/landed" >expect &&
+		test_cmp expect out &&
+		test_cmp_rev refs/metas/landed landed &&
+		test_must_fail git rev-parse -q --verify refs/hiddenmetas/landed &&
+		test_must_fail git change restore landed 2>err &&
+		test_grep "no hidden change .landed." err &&
+		git evolve -q upstream &&
+		git change update -c landed -g landed &&
+		test_must_fail git change restore hiddenmetas/landed 2>err &&
+		test_grep "change .metas/landed. exists" err &&
+		test_cmp_rev refs/hiddenmetas/landed landed
+	)
+'
+
 test_expect_success 'divergence stops evolve before anything moves' '
 	git init diverge &&
 	(

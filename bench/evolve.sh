@@ -11,7 +11,8 @@
 #
 # Prints the median of each and its ratio to `git replay`.
 #
-# Usage: bench/evolve.sh      (FILES=20000 STACK=101 RUNS=10 HG_RUNS=3)
+# Usage: bench/evolve.sh      (FILES=20000 STACK=101 RUNS=10 HG_RUNS=3
+#                              REF_FORMAT=files|reftable HG=no)
 
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +22,7 @@ FILES=${FILES:-20000}
 STACK=${STACK:-101}
 RUNS=${RUNS:-10}
 HG_RUNS=${HG_RUNS:-3}
+REF_FORMAT=${REF_FORMAT:-files}
 test -x "$patched" || { echo "run make first" >&2; exit 1; }
 test -x "$vanilla" || { echo "run make vanilla first" >&2; exit 1; }
 command -v hyperfine >/dev/null || { echo "needs hyperfine (apt-get install hyperfine)" >&2; exit 1; }
@@ -49,13 +51,13 @@ make_tree () {
 	)
 }
 
-echo "setting up: $FILES files, a stack of $STACK commits"
+echo "setting up: $FILES files, a stack of $STACK commits, $REF_FORMAT refs"
 make_tree "$work/tree"
 
 # git: the stack, recorded in changes by the patched git, then the bottom
 # amended; save the refs to restore before each run.
 git_repo=$work/git
-"$patched" init -q -b main "$git_repo"
+"$patched" init -q -b main --ref-format="$REF_FORMAT" "$git_repo"
 cp -R "$work/tree/." "$git_repo"
 (
 	cd "$git_repo"
@@ -103,7 +105,8 @@ hyperfine --runs "$RUNS" --warmup 1 --export-json "$work/git.json" \
 	--prepare "$prepare_git" "$@" >/dev/null
 
 json_files=$work/git.json
-if command -v hg >/dev/null && hg help evolve >/dev/null 2>&1
+if test "${HG:-yes}" != no && command -v hg >/dev/null &&
+	hg help evolve >/dev/null 2>&1
 then
 	hg_repo=$work/hg-pristine
 	hg init "$hg_repo"
@@ -129,7 +132,7 @@ else
 	echo "(hg with the evolve extension not found: apt-get install mercurial-evolve)"
 fi
 
-echo "$(nproc) cores, $(uname -m); median of $RUNS runs (hg: $HG_RUNS)"
+echo "$(nproc) cores, $(uname -m), $REF_FORMAT refs; median of $RUNS runs (hg: $HG_RUNS)"
 python3 - $json_files <<'EOF'
 import json, sys
 results = []

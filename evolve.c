@@ -943,6 +943,7 @@ static int stop_on_conflict(struct evolver *ev, const char *done_before)
 			goto out;
 		}
 		free(dir);
+		/* orig-head last: without it, --abort knows HEAD never moved. */
 		write_state(r, "head-name",
 			    ev->head_branch ? ev->head_branch : "detached");
 		write_state(r, "orig-head", oid_to_hex(&ev->head_oid));
@@ -1168,8 +1169,17 @@ int evolve_abort(struct repository *r, struct strbuf *err)
 	}
 	evolver_init(&ev, r, err);
 	if (read_stopped_head(&ev)) {
+		/*
+		 * Interrupted while stopping, before HEAD moved (orig-head is
+		 * written first): only the stash and the state are left.
+		 */
+		strbuf_reset(err);
+		autostash = state_path(r, "autostash");
+		apply_autostash(autostash);
+		free(autostash);
+		remove_state(r);
 		evolver_release(&ev);
-		return -1;
+		return 0;
 	}
 	opts.oid = &ev.head_oid;
 	opts.branch = ev.head_branch;

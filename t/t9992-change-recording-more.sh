@@ -256,4 +256,55 @@ test_expect_success 'fast-import and filter-branch record nothing' '
 	)
 '
 
+# Amend five times in each of ../wt1..../wt8, all at once; log failures.
+amend_in_eight_worktrees () {
+	for i in 1 2 3 4 5 6 7 8
+	do
+		(
+			cd ../wt$i &&
+			for j in 1 2 3 4 5
+			do
+				echo $j >>f$i &&
+				git commit -q -a --amend --no-edit ||
+				echo "wt$i amend $j" >>../concurrent-failures
+			done
+		) &
+	done
+	wait
+}
+
+test_expect_success 'eight worktrees amending their changes at once lose nothing' '
+	git init -q concurrent &&
+	(
+		cd concurrent &&
+		# Keep a background "pack-refs --auto" out of the race.
+		git config maintenance.auto false &&
+		test_commit base &&
+		for i in 1 2 3 4 5 6 7 8
+		do
+			git worktree add -q ../wt$i -b b$i base &&
+			echo 0 >../wt$i/f$i &&
+			git -C ../wt$i add f$i &&
+			git -C ../wt$i commit -q -m "work $i" || return 1
+		done &&
+		amend_in_eight_worktrees &&
+		test_path_is_missing ../concurrent-failures &&
+		for i in 1 2 3 4 5 6 7 8
+		do
+			test_cmp_rev metas/work-$i b$i &&
+			git reflog show --format=%gs refs/metas/work-$i >log &&
+			test_line_count = 6 log &&
+			# 5 metacommits, the 6 versions of the commit, base
+			git rev-list "metas/work-$i^{metacommit}" >history &&
+			test_line_count = 12 history &&
+			git reflog show --format=%H b$i >versions.raw &&
+			sort -u versions.raw >versions &&
+			sort -u history >reachable &&
+			comm -23 versions reachable >lost &&
+			test_must_be_empty lost || return 1
+		done &&
+		git fsck --no-progress
+	)
+'
+
 test_done

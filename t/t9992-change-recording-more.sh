@@ -277,8 +277,10 @@ test_expect_success 'eight worktrees amending their changes at once lose nothing
 	git init -q concurrent &&
 	(
 		cd concurrent &&
-		# Keep a background "pack-refs --auto" out of the race.
+		# Keep a background "pack-refs --auto" out of the race, and
+		# let reftable writers wait for each other longer than 100ms.
 		git config maintenance.auto false &&
+		git config reftable.lockTimeout 20000 &&
 		test_commit base &&
 		for i in 1 2 3 4 5 6 7 8
 		do

@@ -195,4 +195,21 @@ test_expect_success 'checkout of a branch at a metacommit is refused' '
 	test_cmp expect actual
 '
 
+test_expect_success 'log --all shows the content of changes, not metacommits' '
+	# Only changes are peeled; drop the other refs to metacommits.
+	git update-ref -d refs/remotes/origin/meta &&
+	git update-ref -d refs/heads/meta-branch &&
+	git update-ref -d refs/metas/malformed &&
+	git log --all --format=%s >actual &&
+	test_grep ! "commit (amend)" actual &&
+	git log --all --format=%H >all &&
+	test_grep ! "$(git rev-parse "metas/first-version^{metacommit}")" all &&
+	git log --metacommits --all --format=%s >actual &&
+	test_grep "commit (amend): first version" actual &&
+	git rev-list --all >all &&
+	test_grep "$(git rev-parse "metas/first-version^{metacommit}")" all &&
+	git log --metacommits --no-metacommits --all --format=%s >actual &&
+	test_grep ! "commit (amend)" actual
+'
+
 test_done

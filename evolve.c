@@ -44,7 +44,9 @@ struct evolve_item {
 		 changed:1,
 		 emptied:1,
 		 /* abandoned, and a child or ref moved off it */
-		 dropped:1;
+		 dropped:1,
+		 /* it replaces a commit that another change replaces too */
+		 divergent:1;
 };
 
 /* A commit made obsolete by the change(s) whose content is `newest`. */
@@ -1398,4 +1400,54 @@ out:
 	commit_list_free(parents);
 	free(author);
 	return ret;
+}
+
+void evolve_change_states(struct repository *r, struct string_list *changes)
+{
+	struct evolver ev;
+	struct strbuf err = STRBUF_INIT;
+	struct oidmap_iter iter;
+	struct obsolete_commit *obsolete;
+	struct string_list_item *name;
+	struct object_id head;
+
+	evolver_init(&ev, r, &err);
+	load_changes(&ev);
+	if (refs_read_ref(get_main_ref_store(r), "HEAD", &head))
+		oidclr(&head, r->hash_algo);
+
+	/* Which changes are divergent: they replace a commit with another. */
+	oidmap_iter_init(&ev.obsolete, &iter);
+	while ((obsolete = oidmap_iter_next(&iter)))
+		if (obsolete->divergent)
+			obsolete->newest->divergent = obsolete->divergent->divergent = 1;
+
+	for_each_string_list_item(name, changes) {
+		struct change_head *change = change_table_get(&ev.table,
+							      name->string);
+		struct evolve_item *item = change ?
+			oidmap_get(&ev.items, &change->content) : NULL;
+		uintptr_t state = 0;
+
+		if (!item)
+			continue;
+		if (oideq(&item->commit->object.oid, &head))
+			state |= CHANGE_STATE_CURRENT;
+		if (item->abandoned)
+			state |= CHANGE_STATE_ABANDONED;
+		if (item->divergent)
+			state |= CHANGE_STATE_DIVERGENT;
+		if (!repo_parse_commit(r, item->commit) && item->commit->parents) {
+			struct commit *parent = item->commit->parents->item;
+			struct evolve_item *parent_item =
+				oidmap_get(&ev.items, &parent->object.oid);
+
+			if (oidmap_get(&ev.obsolete, &parent->object.oid) ||
+			    (parent_item && parent_item->abandoned))
+				state |= CHANGE_STATE_ORPHAN;
+		}
+		name->util = (void *)state;
+	}
+	evolver_release(&ev);
+	strbuf_release(&err);
 }

@@ -141,4 +141,16 @@ int evolve_move_head(struct repository *r, struct commit *to,
 int evolve_merge_amend(struct repository *r, struct commit *other,
 		       struct strbuf *err);
 
+/* The state of a change, for "git change list". */
+#define CHANGE_STATE_CURRENT   (1 << 0) /* its commit is HEAD */
+#define CHANGE_STATE_ORPHAN    (1 << 1) /* its parent is obsolete: evolve it */
+#define CHANGE_STATE_DIVERGENT (1 << 2) /* it and another replace one commit */
+#define CHANGE_STATE_ABANDONED (1 << 3) /* its head is an abandoned metacommit */
+
+/*
+ * The states of the changes under refs/metas/: every `string` of `changes`
+ * (full refnames) gets a `util` of (uintptr_t) CHANGE_STATE_* flags.
+ */
+void evolve_change_states(struct repository *r, struct string_list *changes);
+
 #endif /* EVOLVE_H */

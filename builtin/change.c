@@ -11,11 +11,13 @@
 #include "commit.h"
 #include "config.h"
 #include "environment.h"
+#include "evolve.h"
 #include "gettext.h"
 #include "hex.h"
 #include "metacommit.h"
 #include "object-name.h"
 #include "parse-options.h"
+#include "pretty.h"
 #include "refs.h"
 #include "repository.h"
 #include "string-list.h"
@@ -23,7 +25,7 @@
 #include "wildmatch.h"
 
 #define BUILTIN_CHANGE_LIST_USAGE \
-	N_("git change list [<pattern>...]")
+	N_("git change list [-v | --porcelain] [<pattern>...]")
 #define BUILTIN_CHANGE_UPDATE_USAGE \
 	N_("git change update [-c <commit>] [-r <commit>...] [-o <commit>...] [-g <change>] [-n] [--force]")
 #define BUILTIN_CHANGE_DELETE_USAGE \
@@ -50,6 +52,78 @@ static int matches_any(const char *refname, const struct string_list *patterns)
 	return 0;
 }
 
+/*
+ * The states of a change: translated and ", "-separated for people
+ * ("git change list -v", which marks the current one with "*" instead),
+ * untranslated and ","-separated for scripts.
+ */
+static void add_states(struct strbuf *out, uintptr_t state, int porcelain)
+{
+	static const struct {
+		uintptr_t flag;
+		const char *name;
+	} states[] = {
+		{ CHANGE_STATE_CURRENT, N_("current") },
+		{ CHANGE_STATE_ORPHAN, N_("orphan") },
+		{ CHANGE_STATE_DIVERGENT, N_("divergent") },
+		{ CHANGE_STATE_ABANDONED, N_("abandoned") },
+	};
+	size_t len = out->len;
+
+	if (!porcelain)
+		state &= ~CHANGE_STATE_CURRENT;
+	for (size_t i = 0; i < ARRAY_SIZE(states); i++) {
+		if (!(state & states[i].flag))
+			continue;
+		if (out->len > len)
+			strbuf_addstr(out, porcelain ? "," : ", ");
+		strbuf_addstr(out, porcelain ? states[i].name : _(states[i].name));
+	}
+}
+
+static void print_verbose(struct repository *repo, const char *refname,
+			  uintptr_t state, int width)
+{
+	struct object_id oid;
+	struct commit *content;
+	struct strbuf line = STRBUF_INIT;
+	struct strbuf states = STRBUF_INIT;
+	struct pretty_print_context ctx = { 0 };
+
+	if (refs_read_ref(get_main_ref_store(repo), refname, &oid))
+		return;
+	peel_change_head(repo, refname, &oid);
+	content = lookup_commit_reference_gently(repo, &oid, 1);
+	if (!content)
+		return;
+	add_states(&states, state, 0);
+	strbuf_addf(&line, "%c %-*s %s ", state & CHANGE_STATE_CURRENT ? '*' : ' ',
+		    width, display_name(refname),
+		    repo_find_unique_abbrev(repo, &oid, DEFAULT_ABBREV));
+	if (states.len)
+		strbuf_addf(&line, "(%s) ", states.buf);
+	repo_format_commit_message(repo, content, "%s", &line, &ctx);
+	printf("%s\n", line.buf);
+	strbuf_release(&states);
+	strbuf_release(&line);
+}
+
+static void print_porcelain(struct repository *repo, const char *refname,
+			    uintptr_t state)
+{
+	struct object_id head, content;
+	struct strbuf states = STRBUF_INIT;
+
+	if (refs_read_ref(get_main_ref_store(repo), refname, &head))
+		return;
+	oidcpy(&content, &head);
+	peel_change_head(repo, refname, &content);
+	add_states(&states, state, 1);
+	printf("%s %s %s %s\n", refname, oid_to_hex(&head), oid_to_hex(&content),
+	       states.len ? states.buf : "-");
+	strbuf_release(&states);
+}
+
 static int change_list(int argc, const char **argv, const char *prefix,
 		       struct repository *repo)
 {
@@ -57,15 +131,25 @@ static int change_list(int argc, const char **argv, const char *prefix,
 		BUILTIN_CHANGE_LIST_USAGE,
 		NULL,
 	};
+	int verbose = 0, porcelain = 0;
 	struct option options[] = {
+		OPT__VERBOSE(&verbose,
+			     N_("show the commit, state and subject of each change")),
+		OPT_BOOL(0, "porcelain", &porcelain,
+			 N_("machine-readable output: refname, head, content, states")),
 		OPT_END(),
 	};
 	struct string_list patterns = STRING_LIST_INIT_DUP;
 	struct string_list refnames = STRING_LIST_INIT_NODUP;
+	struct string_list shown = STRING_LIST_INIT_NODUP;
 	struct string_list_item *item;
 	struct change_table table;
+	int width = 0;
 
 	argc = parse_options(argc, argv, prefix, options, usage, 0);
+	if (verbose && porcelain)
+		die(_("options '%s' and '%s' cannot be used together"),
+		    "--verbose", "--porcelain");
 
 	for (int i = 0; i < argc; i++) {
 		struct strbuf pattern = STRBUF_INIT;
@@ -77,10 +161,28 @@ static int change_list(int argc, const char **argv, const char *prefix,
 	change_table_init(&table);
 	change_table_add_all_visible(&table, repo);
 	change_table_refnames(&table, &refnames);
-	for_each_string_list_item(item, &refnames)
-		if (matches_any(item->string, &patterns))
-			printf("%s\n", display_name(item->string));
+	for_each_string_list_item(item, &refnames) {
+		int len = strlen(display_name(item->string));
 
+		if (!matches_any(item->string, &patterns))
+			continue;
+		string_list_append(&shown, item->string);
+		if (len > width)
+			width = len;
+	}
+	if (verbose || porcelain)
+		evolve_change_states(repo, &shown);
+	for_each_string_list_item(item, &shown) {
+		if (porcelain)
+			print_porcelain(repo, item->string, (uintptr_t)item->util);
+		else if (verbose)
+			print_verbose(repo, item->string, (uintptr_t)item->util,
+				      width);
+		else
+			printf("%s\n", display_name(item->string));
+	}
+
+	string_list_clear(&shown, 0);
 	string_list_clear(&refnames, 0);
 	change_table_clear(&table);
 	string_list_clear(&patterns, 0);

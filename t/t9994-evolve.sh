@@ -619,6 +619,33 @@ test_expect_success 'branch.<name>.rebase=evolve, shown by remote show' '
 	)
 '
 
+test_expect_success 'change list -v and --porcelain show the states' '
+	(
+		cd diverge &&
+		git change list --porcelain >actual &&
+		cat >expect <<-EOF &&
+		refs/metas/b $(git rev-parse "metas/b^{metacommit}") $(git rev-parse metas/b) divergent
+		refs/metas/b-2 $(git rev-parse "metas/b-2^{metacommit}") $(git rev-parse HEAD) current,divergent
+		refs/metas/c $(git rev-parse C) $(git rev-parse C) orphan
+		refs/metas/change $(git rev-parse A) $(git rev-parse A) -
+		EOF
+		test_cmp expect actual &&
+		git change list -v >actual &&
+		cat >expect <<-EOF &&
+		  metas/b      $(git rev-parse --short metas/b) (divergent) B one
+		* metas/b-2    $(git rev-parse --short HEAD) (divergent) B two
+		  metas/c      $(git rev-parse --short C) (orphan) C
+		  metas/change $(git rev-parse --short A) A
+		EOF
+		test_cmp expect actual &&
+		git change list >actual &&
+		test_write_lines metas/b metas/b-2 metas/c metas/change >expect &&
+		test_cmp expect actual &&
+		test_must_fail git change list -v --porcelain 2>err &&
+		test_grep "cannot be used together" err
+	)
+'
+
 test_expect_success 'a merge commit that would move is refused' '
 	git init merges &&
 	(

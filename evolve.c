@@ -1451,3 +1451,133 @@ void evolve_change_states(struct repository *r, struct string_list *changes)
 	evolver_release(&ev);
 	strbuf_release(&err);
 }
+
+struct find_change_cb {
+	const char *refname;
+};
+
+static int first_local_change(const char *refname, void *cb_data)
+{
+	struct find_change_cb *cb = cb_data;
+
+	if (starts_with(refname, CHANGES_REF_PREFIX) &&
+	    (!cb->refname || strcmp(refname, cb->refname) < 0))
+		cb->refname = refname;
+	return 0;
+}
+
+/* The head of the change `name`, or of the first change whose commit is HEAD. */
+static int obslog_start(struct repository *r, const char *name,
+			struct object_id *head, struct strbuf *err)
+{
+	struct strbuf refname = STRBUF_INIT;
+	int ret = -1;
+
+	if (name) {
+		strbuf_add_change_refname(&refname, name);
+		if (check_refname_format(refname.buf, 0) ||
+		    refs_read_ref(get_main_ref_store(r), refname.buf, head))
+			strbuf_addf(err, _("change '%s' not found"), name);
+		else
+			ret = 0;
+	} else {
+		struct change_table table;
+		struct find_change_cb cb = { 0 };
+		struct object_id oid;
+
+		change_table_init(&table);
+		change_table_add_all_visible(&table, r);
+		if (!refs_read_ref(get_main_ref_store(r), "HEAD", &oid))
+			change_table_for_each_referencing(&table, &oid,
+							  first_local_change, &cb);
+		if (!cb.refname)
+			strbuf_addstr(err, _("HEAD is not the commit of a change"));
+		else if (!refs_read_ref(get_main_ref_store(r), cb.refname, head))
+			ret = 0;
+		change_table_clear(&table);
+	}
+	strbuf_release(&refname);
+	return ret;
+}
+
+static void obslog_add(struct repository *r, struct obslog_entry **entries,
+		       size_t *nr, size_t *alloc, const struct object_id *commit,
+		       struct commit *meta)
+{
+	struct obslog_entry *entry;
+	struct commit *c = meta ? meta : lookup_commit_reference_gently(r, commit, 1);
+
+	ALLOC_GROW(*entries, *nr + 1, *alloc);
+	entry = &(*entries)[(*nr)++];
+	memset(entry, 0, sizeof(*entry));
+	oidcpy(&entry->commit, commit);
+	if (c && !repo_parse_commit(r, c))
+		entry->date = c->date;
+	if (meta) {
+		const char *buffer = repo_get_commit_buffer(r, meta, NULL);
+		const char *body;
+		size_t len;
+
+		oidcpy(&entry->meta, &meta->object.oid);
+		find_commit_subject(buffer, &body);
+		len = strchrnul(body, '\n') - body;
+		entry->operation = xmemdupz(body, len);
+		repo_unuse_commit_buffer(r, meta, buffer);
+	} else {
+		oidclr(&entry->meta, r->hash_algo);
+	}
+}
+
+static int obslog_newest_first(const void *a_, const void *b_)
+{
+	const struct obslog_entry *a = a_, *b = b_;
+
+	return a->date < b->date ? 1 : a->date > b->date ? -1 : 0;
+}
+
+int evolve_obslog(struct repository *r, const char *name,
+		  struct obslog_entry **entries, size_t *nr, struct strbuf *err)
+{
+	struct oid_array queue = OID_ARRAY_INIT;
+	struct oidset seen = OIDSET_INIT;
+	struct strbuf scratch = STRBUF_INIT;
+	struct object_id head;
+	size_t alloc = 0;
+
+	*entries = NULL;
+	*nr = 0;
+	if (obslog_start(r, name, &head, err))
+		return -1;
+
+	oid_array_append(&queue, &head);
+	while (queue.nr) {
+		struct metacommit_data data = METACOMMIT_DATA_INIT;
+		struct object_id oid = queue.oid[--queue.nr];
+		struct commit *commit = lookup_commit_reference_gently(r, &oid, 1);
+
+		if (!commit || oidset_insert(&seen, &oid))
+			continue;
+		if (parse_metacommit(r, commit, &data, &scratch) <= 0) {
+			/* A first version: a commit without a metacommit. */
+			obslog_add(r, entries, nr, &alloc, &oid, NULL);
+		} else {
+			obslog_add(r, entries, nr, &alloc, &data.content, commit);
+			for (size_t i = 0; i < data.replace.nr; i++)
+				oid_array_append(&queue, &data.replace.oid[i]);
+		}
+		metacommit_data_clear(&data);
+		strbuf_reset(&scratch);
+	}
+	QSORT(*entries, *nr, obslog_newest_first);
+	oid_array_clear(&queue);
+	oidset_clear(&seen);
+	strbuf_release(&scratch);
+	return 0;
+}
+
+void obslog_entries_release(struct obslog_entry *entries, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(entries[i].operation);
+	free(entries);
+}

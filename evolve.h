@@ -1,6 +1,7 @@
 #ifndef EVOLVE_H
 #define EVOLVE_H
 
+#include "hash.h"
 #include "string-list.h"
 
 struct commit;
@@ -152,5 +153,27 @@ int evolve_merge_amend(struct repository *r, struct commit *other,
  * (full refnames) gets a `util` of (uintptr_t) CHANGE_STATE_* flags.
  */
 void evolve_change_states(struct repository *r, struct string_list *changes);
+
+/* One version of a change, for "git log --obslog". */
+struct obslog_entry {
+	/* The commit of that version. */
+	struct object_id commit;
+	/* The metacommit that recorded it, or the null oid for a first version. */
+	struct object_id meta;
+	/* What made it (the metacommit's message), or NULL. */
+	char *operation;
+	timestamp_t date;
+};
+
+/*
+ * The versions of the change `name` (or, if NULL, of the change whose
+ * commit is HEAD), newest first: its metacommits and the commits they
+ * replace, following "replaces" edges, so that merged and divergent
+ * histories are included. Returns 0 and fills `entries` (free with
+ * obslog_entries_release()), or -1 with a message in `err`.
+ */
+int evolve_obslog(struct repository *r, const char *name,
+		  struct obslog_entry **entries, size_t *nr, struct strbuf *err);
+void obslog_entries_release(struct obslog_entry *entries, size_t nr);
 
 #endif /* EVOLVE_H */

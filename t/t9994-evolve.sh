@@ -646,6 +646,51 @@ test_expect_success 'change list -v and --porcelain show the states' '
 	)
 '
 
+test_expect_success 'log --obslog lists the versions of a change' '
+	git init obslog &&
+	(
+		cd obslog &&
+		test_commit --no-tag "This is a test" bar.txt &&
+		first=$(git rev-parse HEAD) &&
+		echo morefoo >>bar.txt &&
+		test_tick &&
+		git commit -q -a --amend --no-edit &&
+		second=$(git rev-parse HEAD) &&
+		test_tick &&
+		git commit -q --amend -m "This is a test, reworded" &&
+		git log --obslog >actual &&
+		cat >expect <<-EOF &&
+		$(git rev-parse --short HEAD) commit (amend): This is a test, reworded
+		$(git rev-parse --short $second) commit (amend): This is a test
+		$(git rev-parse --short $first) This is a test
+		EOF
+		test_cmp expect actual &&
+		git log --obslog metas/test >actual.named &&
+		test_cmp expect actual.named &&
+		git checkout -q --detach HEAD^0 &&
+		test_env GIT_TEST_ENABLE_CHANGES=false test_commit --no-tag unrelated &&
+		test_must_fail git log --obslog 2>err &&
+		test_grep "HEAD is not the commit of a change" err &&
+		test_must_fail git log --obslog metas/no-such 2>err &&
+		test_grep "change .metas/no-such. not found" err &&
+		test_must_fail git log --obslog --stat 2>err &&
+		test_grep "cannot be used with .--stat." err
+	)
+'
+
+test_expect_success 'log --obslog follows both sides of a merge --amend' '
+	(
+		cd merge-amend &&
+		git checkout -q metas/bar &&
+		git log --obslog >actual &&
+		test_grep "merge --amend: bar and bam" actual &&
+		test_grep "commit (amend): bar and baz" actual &&
+		test_grep "commit (amend): bar and bam" actual &&
+		test_grep " bar\$" actual &&
+		test_line_count = 4 actual
+	)
+'
+
 test_expect_success 'a merge commit that would move is refused' '
 	git init merges &&
 	(

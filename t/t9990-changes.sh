@@ -275,15 +275,36 @@ test_expect_success 'malformed metacommits are rejected' '
 
 		change update
 		EOF
-		bad=$(git hash-object -t commit -w malformed) &&
+		bad=$(git hash-object --literally -t commit -w malformed) &&
 		git update-ref refs/metas/malformed $bad &&
 		git change list >actual 2>err &&
 		test_grep "ignoring ${SQ}refs/metas/malformed${SQ}: metacommit $bad" err &&
 		test_grep ! malformed actual &&
 		test_must_fail git change update -c $bad 2>err &&
-		test_grep "error: metacommit $bad has" err || return 1
+		test_grep "error: metacommit $bad has" err &&
+		git fsck 2>err &&
+		test_grep "warning in commit $bad: badMetacommit: metacommit:" err &&
+		test_must_fail git -c fsck.badMetacommit=error fsck 2>err &&
+		test_grep "error in commit $bad: badMetacommit" err || return 1
 	done &&
-	git update-ref -d refs/metas/malformed
+	git update-ref -d refs/metas/malformed &&
+	# they would make the next "fsck --strict" fail
+	git prune --expire=now
+'
+
+test_expect_success 'fsck finds nothing wrong with well-formed metacommits' '
+	git init wellformed &&
+	(
+		cd wellformed &&
+		test_commit one &&
+		git change update &&
+		git commit --amend -m "one again" &&
+		git change update -c HEAD -r HEAD@{1} &&
+		git cherry-pick --allow-empty-message --keep-redundant-commits HEAD &&
+		git change update -o HEAD@{1} &&
+		git fsck --strict 2>err &&
+		test_grep ! badMetacommit err
+	)
 '
 
 test_expect_success 'changes work with any ref backend' '

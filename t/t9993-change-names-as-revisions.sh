@@ -116,7 +116,7 @@ test_expect_success 'an abandoned change resolves to the abandoned commit' '
 test_expect_success 'a malformed metacommit is not peeled' '
 	git cat-file commit "metas/first-version^{metacommit}" >meta &&
 	sed "s/^parent-type c r\$/parent-type c/" meta >malformed &&
-	oid=$(git hash-object -t commit -w malformed) &&
+	oid=$(git hash-object --literally -t commit -w malformed) &&
 	git update-ref refs/metas/malformed $oid &&
 	test_cmp_rev metas/malformed $oid
 '

@@ -1320,3 +1320,29 @@ out:
 	strbuf_release(&hidden);
 	return ret;
 }
+
+int abandon_change(struct repository *r, const struct object_id *commit,
+		   struct string_list *changes, struct strbuf *err)
+{
+	struct metacommit_data data = METACOMMIT_DATA_INIT;
+	struct change_table table;
+	int ret = -1;
+
+	change_table_init(&table);
+	change_table_add_all_visible(&table, r);
+	if (!change_table_has_change_referencing(&table, commit)) {
+		strbuf_addf(err, _("%s is not the commit of a change"),
+			    oid_to_hex(commit));
+		goto out;
+	}
+	/* "a <commit> r <head of each change>": its changes advance. */
+	oidcpy(&data.content, commit);
+	data.abandoned = 1;
+	oid_array_append(&data.replace, commit);
+	ret = record_in_table(r, &table, &data, NULL, 0, "change abandon",
+			      changes, err);
+out:
+	metacommit_data_clear(&data);
+	change_table_clear(&table);
+	return ret;
+}

@@ -265,6 +265,16 @@ int record_copies_and_rewrites(struct repository *r,
 int restore_change(struct repository *r, const char *name,
 		   struct strbuf *restored, struct strbuf *err);
 
+/*
+ * Abandon `commit`: every change whose head has it as content is advanced
+ * to a metacommit that marks it abandoned ("a"), so that "git evolve"
+ * drops it from history. The refnames of those changes are appended to
+ * `changes`. Returns 0, or -1 with a message in `err` (also when no change
+ * holds `commit`).
+ */
+int abandon_change(struct repository *r, const struct object_id *commit,
+		   struct string_list *changes, struct strbuf *err);
+
 /* A ref moved along with recorded rewrites, e.g. a branch that follows. */
 struct ref_move {
 	const char *refname;

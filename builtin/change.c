@@ -32,6 +32,8 @@
 	N_("git change delete <change>...")
 #define BUILTIN_CHANGE_RESTORE_USAGE \
 	N_("git change restore <change>")
+#define BUILTIN_CHANGE_ABANDON_USAGE \
+	N_("git change abandon [<commit>]")
 
 /* Show "refs/metas/foo" as "metas/foo", like "refname:lstrip=1". */
 static const char *display_name(const char *refname)
@@ -356,6 +358,39 @@ static int change_restore(int argc, const char **argv, const char *prefix,
 	return !!ret;
 }
 
+static int change_abandon(int argc, const char **argv, const char *prefix,
+			  struct repository *repo)
+{
+	const char * const usage[] = {
+		BUILTIN_CHANGE_ABANDON_USAGE,
+		NULL,
+	};
+	struct option options[] = {
+		OPT_END(),
+	};
+	struct string_list changes = STRING_LIST_INIT_DUP;
+	struct string_list_item *item;
+	struct strbuf err = STRBUF_INIT;
+	struct object_id oid;
+	int ret;
+
+	argc = parse_options(argc, argv, prefix, options, usage, 0);
+	if (argc > 1)
+		usage_with_options(usage, options);
+
+	resolve_commit(repo, argc ? argv[0] : "HEAD", &oid);
+	ret = abandon_change(repo, &oid, &changes, &err);
+	if (ret)
+		error("%s", err.buf);
+	else
+		for_each_string_list_item(item, &changes)
+			printf(_("Abandoned change %s\n"),
+			       display_name(item->string));
+	string_list_clear(&changes, 1);
+	strbuf_release(&err);
+	return !!ret;
+}
+
 int cmd_change(int argc,
 	       const char **argv,
 	       const char *prefix,
@@ -366,6 +401,7 @@ int cmd_change(int argc,
 		BUILTIN_CHANGE_UPDATE_USAGE,
 		BUILTIN_CHANGE_DELETE_USAGE,
 		BUILTIN_CHANGE_RESTORE_USAGE,
+		BUILTIN_CHANGE_ABANDON_USAGE,
 		NULL,
 	};
 	parse_opt_subcommand_fn *fn = NULL;
@@ -374,6 +410,7 @@ int cmd_change(int argc,
 		OPT_SUBCOMMAND("update", &fn, change_update),
 		OPT_SUBCOMMAND("delete", &fn, change_delete),
 		OPT_SUBCOMMAND("restore", &fn, change_restore),
+		OPT_SUBCOMMAND("abandon", &fn, change_abandon),
 		OPT_END(),
 	};
 

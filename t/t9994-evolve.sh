@@ -187,6 +187,42 @@ test_expect_success 'an abandoned change is dropped from history' '
 	test_path_is_missing file2
 '
 
+test_expect_success 'change abandon, then evolve drops the commit, HEAD included' '
+	git init abandon &&
+	(
+		cd abandon &&
+		for i in first second third
+		do
+			test_commit $i || return 1
+		done &&
+		git checkout -q --detach second &&
+		git change abandon >out &&
+		echo "Abandoned change metas/second" >expect &&
+		test_cmp expect out &&
+		check_meta_commit metas/second "change abandon" \
+			a second r second &&
+		git change list -v >out &&
+		test_grep "metas/second .* (abandoned) second" out &&
+		test_grep "metas/third .* (orphan) third" out &&
+		git evolve >out &&
+		cat >expect <<-\EOF &&
+		dropping abandoned metas/second
+		rebasing metas/third onto metas/first
+		EOF
+		test_cmp expect out &&
+		test_cmp_rev metas/third^ first &&
+		test_path_is_missing second.t &&
+		test_cmp_rev HEAD first &&
+		test_cmp_rev master metas/third &&
+		test_must_fail git change abandon no-such 2>err &&
+		test_grep "not a valid commit" err &&
+		git checkout -q --detach master &&
+		test_env GIT_TEST_ENABLE_CHANGES=false test_commit --no-tag untracked &&
+		test_must_fail git change abandon 2>err &&
+		test_grep "is not the commit of a change" err
+	)
+'
+
 test_expect_success 'a conflict stops evolve with the conflict in the work tree' '
 	git checkout -q --detach metas/stack-commit-c1 &&
 	echo conflicting >file3 &&

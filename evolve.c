@@ -1474,12 +1474,21 @@ static int obslog_start(struct repository *r, const char *name,
 	int ret = -1;
 
 	if (name) {
-		strbuf_add_change_refname(&refname, name);
-		if (check_refname_format(refname.buf, 0) ||
-		    refs_read_ref(get_main_ref_store(r), refname.buf, head))
-			strbuf_addf(err, _("change '%s' not found"), name);
-		else
+		char *ref = NULL;
+
+		/* "metas/foo", "origin/metas/foo", or just "foo". */
+		if (repo_dwim_ref(r, name, strlen(name), head, &ref, 0) == 1 &&
+		    is_change_refname(ref)) {
 			ret = 0;
+		} else {
+			strbuf_add_change_refname(&refname, name);
+			if (check_refname_format(refname.buf, 0) ||
+			    refs_read_ref(get_main_ref_store(r), refname.buf, head))
+				strbuf_addf(err, _("change '%s' not found"), name);
+			else
+				ret = 0;
+		}
+		free(ref);
 	} else {
 		struct change_table table;
 		struct find_change_cb cb = { 0 };

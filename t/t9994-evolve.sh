@@ -727,6 +727,30 @@ test_expect_success 'log --obslog follows both sides of a merge --amend' '
 	)
 '
 
+test_expect_success 'changes travel by push and fetch, fsck on both sides' '
+	git init -q --bare share.git &&
+	git -C share.git config receive.fsckObjects true &&
+	(
+		cd obslog &&
+		git push ../share.git "refs/metas/*:refs/metas/*" &&
+		git push ../share.git HEAD:refs/heads/main
+	) &&
+	git clone -q share.git share-clone &&
+	(
+		cd share-clone &&
+		git config fetch.fsckObjects true &&
+		git config --add remote.origin.fetch "+refs/metas/*:refs/remotes/origin/metas/*" &&
+		git fetch -q origin &&
+		test_cmp_rev "origin/metas/test^{metacommit}" \
+			"$(git -C ../obslog rev-parse "metas/test^{metacommit}")" &&
+		test_cmp_rev origin/metas/test "$(git -C ../obslog rev-parse metas/test)" &&
+		git log --obslog origin/metas/test >actual &&
+		git -C ../obslog log --obslog metas/test >expect &&
+		test_cmp expect actual &&
+		git fsck --strict
+	)
+'
+
 test_expect_success 'a merge commit that would move is refused' '
 	git init merges &&
 	(

@@ -1346,3 +1346,90 @@ out:
 	change_table_clear(&table);
 	return ret;
 }
+
+struct head_changes_cb {
+	struct string_list *refnames;
+};
+
+static int collect_local_change(const char *refname, void *cb_data)
+{
+	struct head_changes_cb *cb = cb_data;
+
+	if (starts_with(refname, CHANGES_REF_PREFIX))
+		string_list_insert(cb->refnames, refname);
+	return 0;
+}
+
+int rename_change(struct repository *r, const char *old, const char *new,
+		  struct strbuf *renamed, struct strbuf *err)
+{
+	struct ref_store *refs = get_main_ref_store(r);
+	struct strbuf new_refname = STRBUF_INIT;
+	struct string_list at_head = STRING_LIST_INIT_DUP;
+	struct change_table table;
+	struct object_id head, content;
+	int ret = -1;
+
+	change_table_init(&table);
+	strbuf_add_change_refname(&new_refname, new);
+	if (check_refname_format(new_refname.buf, 0)) {
+		strbuf_addf(err, _("'%s' is not a valid change name"), new);
+		goto out;
+	}
+	if (refs_ref_exists(refs, new_refname.buf)) {
+		strbuf_addf(err, _("change '%s' already exists"),
+			    new_refname.buf + strlen("refs/"));
+		goto out;
+	}
+
+	if (old) {
+		strbuf_add_change_refname(renamed, old);
+	} else {
+		struct head_changes_cb cb = { .refnames = &at_head };
+		struct metacommit_data data = METACOMMIT_DATA_INIT;
+
+		if (refs_read_ref(refs, "HEAD", &head)) {
+			strbuf_addstr(err, _("HEAD does not point to a commit"));
+			goto out;
+		}
+		change_table_add_all_visible(&table, r);
+		change_table_for_each_referencing(&table, &head,
+						  collect_local_change, &cb);
+		if (at_head.nr > 1) {
+			strbuf_addstr(err, _("several changes hold HEAD; name the one to rename:"));
+			for (size_t i = 0; i < at_head.nr; i++)
+				strbuf_addf(err, "\n  %s",
+					    at_head.items[i].string + strlen("refs/"));
+			goto out;
+		}
+		if (!at_head.nr) {
+			/* No change yet: create one with that name. */
+			oidcpy(&data.content, &head);
+			ret = record_in_table(r, &table, &data, new_refname.buf,
+					      0, "change rename", NULL, err);
+			goto out;
+		}
+		strbuf_addstr(renamed, at_head.items[0].string);
+	}
+
+	if (refs_read_ref(refs, renamed->buf, &head)) {
+		strbuf_addf(err, _("change '%s' not found"), old);
+		goto out;
+	}
+	if (refs_rename_ref(refs, renamed->buf, new_refname.buf,
+			    "change rename")) {
+		strbuf_addf(err, _("could not rename '%s' to '%s'"),
+			    renamed->buf, new_refname.buf);
+		goto out;
+	}
+	/* Recording finds it by its content under its new name. */
+	oidcpy(&content, &head);
+	peel_change_head(r, new_refname.buf, &content);
+	index_change(r, &content, new_refname.buf);
+	ret = 0;
+out:
+	change_table_clear(&table);
+	string_list_clear(&at_head, 0);
+	strbuf_release(&new_refname);
+	return ret;
+}

@@ -275,6 +275,16 @@ int restore_change(struct repository *r, const char *name,
 int abandon_change(struct repository *r, const struct object_id *commit,
 		   struct string_list *changes, struct strbuf *err);
 
+/*
+ * Rename the change `old` to `new` (names in any form accepted by
+ * strbuf_add_change_refname()), keeping its reflog. Without `old`, the
+ * change whose commit is HEAD is renamed; if there is none, one is created
+ * for HEAD. `renamed` receives the old refname, or is left empty for a
+ * created change. Returns 0, or -1 with a message in `err`.
+ */
+int rename_change(struct repository *r, const char *old, const char *new,
+		  struct strbuf *renamed, struct strbuf *err);
+
 /* A ref moved along with recorded rewrites, e.g. a branch that follows. */
 struct ref_move {
 	const char *refname;

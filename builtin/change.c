@@ -34,6 +34,8 @@
 	N_("git change restore <change>")
 #define BUILTIN_CHANGE_ABANDON_USAGE \
 	N_("git change abandon [<commit>]")
+#define BUILTIN_CHANGE_RENAME_USAGE \
+	N_("git change rename [<old>] <new>")
 
 /* Show "refs/metas/foo" as "metas/foo", like "refname:lstrip=1". */
 static const char *display_name(const char *refname)
@@ -391,6 +393,46 @@ static int change_abandon(int argc, const char **argv, const char *prefix,
 	return !!ret;
 }
 
+static int change_rename(int argc, const char **argv, const char *prefix,
+			 struct repository *repo)
+{
+	const char * const usage[] = {
+		BUILTIN_CHANGE_RENAME_USAGE,
+		NULL,
+	};
+	struct option options[] = {
+		OPT_END(),
+	};
+	struct strbuf renamed = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
+	const char *new;
+	int ret;
+
+	argc = parse_options(argc, argv, prefix, options, usage, 0);
+	if (argc < 1 || argc > 2)
+		usage_with_options(usage, options);
+	new = argv[argc - 1];
+
+	ret = rename_change(repo, argc == 2 ? argv[0] : NULL, new, &renamed, &err);
+	if (ret)
+		error("%s", err.buf);
+	else {
+		struct strbuf refname = STRBUF_INIT;
+
+		strbuf_add_change_refname(&refname, new);
+		if (renamed.len)
+			printf(_("Renamed change %s to %s\n"),
+			       display_name(renamed.buf),
+			       display_name(refname.buf));
+		else
+			printf(_("Created change %s\n"), display_name(refname.buf));
+		strbuf_release(&refname);
+	}
+	strbuf_release(&renamed);
+	strbuf_release(&err);
+	return !!ret;
+}
+
 int cmd_change(int argc,
 	       const char **argv,
 	       const char *prefix,
@@ -402,6 +444,7 @@ int cmd_change(int argc,
 		BUILTIN_CHANGE_DELETE_USAGE,
 		BUILTIN_CHANGE_RESTORE_USAGE,
 		BUILTIN_CHANGE_ABANDON_USAGE,
+		BUILTIN_CHANGE_RENAME_USAGE,
 		NULL,
 	};
 	parse_opt_subcommand_fn *fn = NULL;
@@ -411,6 +454,7 @@ int cmd_change(int argc,
 		OPT_SUBCOMMAND("delete", &fn, change_delete),
 		OPT_SUBCOMMAND("restore", &fn, change_restore),
 		OPT_SUBCOMMAND("abandon", &fn, change_abandon),
+		OPT_SUBCOMMAND("rename", &fn, change_rename),
 		OPT_END(),
 	};
 

@@ -307,6 +307,47 @@ test_expect_success 'fsck finds nothing wrong with well-formed metacommits' '
 	)
 '
 
+test_expect_success 'rename a change, keeping its reflog' '
+	git init rename &&
+	(
+		cd rename &&
+		test_commit one &&
+		git change update >/dev/null &&
+		test_commit two &&
+		git change update -g second >/dev/null &&
+		git commit --amend -m "two again" &&
+		git change update -c HEAD -r HEAD@{1} -g second >/dev/null &&
+		git reflog show --format=%H refs/metas/second >reflog.before &&
+		git change rename second deuxieme >out &&
+		echo "Renamed change metas/second to metas/deuxieme" >expect &&
+		test_cmp expect out &&
+		test_must_fail git rev-parse -q --verify refs/metas/second &&
+		git reflog show --format="%H %gs" refs/metas/deuxieme >reflog.after &&
+		head -n 1 reflog.after >renamed &&
+		test_grep "change rename" renamed &&
+		sed -e 1d -e "s/ .*//" reflog.after >reflog.kept &&
+		test_cmp reflog.before reflog.kept &&
+		git change rename dos >out &&
+		echo "Renamed change metas/deuxieme to metas/dos" >expect &&
+		test_cmp expect out &&
+		test_must_fail git change rename metas/one dos 2>err &&
+		test_grep "change .metas/dos. already exists" err &&
+		test_must_fail git change rename no-such tres 2>err &&
+		test_grep "change .no-such. not found" err &&
+		test_must_fail git change rename one "bad..name" 2>err &&
+		test_grep "not a valid change name" err &&
+		test_commit three &&
+		git change rename tres >out &&
+		echo "Created change metas/tres" >expect &&
+		test_cmp expect out &&
+		test_cmp_rev metas/tres three &&
+		git change update -g other >/dev/null &&
+		test_must_fail git change rename cuatro 2>err &&
+		test_grep "several changes hold HEAD" err &&
+		test_grep "metas/other" err
+	)
+'
+
 test_expect_success 'changes work with any ref backend' '
 	git fsck --strict &&
 	git for-each-ref refs/metas/ >refs &&

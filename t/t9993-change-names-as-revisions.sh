@@ -212,4 +212,17 @@ test_expect_success 'log --all shows the content of changes, not metacommits' '
 	test_grep ! "commit (amend)" actual
 '
 
+test_expect_success 'log --decorate shows a change on the commit it holds' '
+	git log --decorate --format="%H %D" -1 v2 >actual &&
+	test_grep "metas/first-version" actual &&
+	git log --decorate=full --format="%D" -1 v2 >actual &&
+	test_grep "refs/metas/first-version" actual &&
+	meta=$(git rev-parse "metas/first-version^{metacommit}") &&
+	git log --metacommits --decorate --format="%H %D" --all >all &&
+	test_grep ! "^$meta .*metas/first-version" all &&
+	git -c color.decorate.change=blue log --decorate --color=always \
+		--format="%C(auto)%d" -1 v2 >actual &&
+	test_grep "$(printf "\\033\\[34mmetas/first-version")" actual
+'
+
 test_done

@@ -132,12 +132,12 @@ int cmd_evolve(int argc, const char **argv, const char *prefix,
 }
 
 static const char * const next_usage[] = {
-	N_("git next [--evolve]"),
+	N_("git next [-q | --quiet] [--evolve]"),
 	NULL,
 };
 
 static const char * const prev_usage[] = {
-	N_("git prev"),
+	N_("git prev [-q | --quiet]"),
 	NULL,
 };
 
@@ -152,7 +152,7 @@ static struct commit *head_commit(struct repository *repo)
 
 /* Detach HEAD at `to` and say where it is, as "git checkout" does. */
 static int move_head(struct repository *repo, struct commit *to,
-		     const char *action)
+		     const char *action, int quiet)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct strbuf subject = STRBUF_INIT;
@@ -160,7 +160,7 @@ static int move_head(struct repository *repo, struct commit *to,
 
 	if (ret) {
 		error("%s", err.buf);
-	} else {
+	} else if (!quiet) {
 		struct pretty_print_context ctx = { .abbrev = DEFAULT_ABBREV };
 
 		repo_format_commit_message(repo, to, "%h %s", &subject, &ctx);
@@ -175,8 +175,9 @@ int cmd_next(int argc, const char **argv, const char *prefix,
 	     struct repository *repo)
 {
 	struct string_list children = STRING_LIST_INIT_DUP;
-	int evolve = 0, ret;
+	int evolve = 0, quiet = 0, ret;
 	struct option options[] = {
+		OPT__QUIET(&quiet, N_("do not say where HEAD is now")),
 		OPT_BOOL(0, "evolve", &evolve,
 			 N_("evolve the changes first, so that the next one is up to date")),
 		OPT_END(),
@@ -214,7 +215,7 @@ int cmd_next(int argc, const char **argv, const char *prefix,
 		advise(_("Check out the one you want with \"git checkout <change>\"."));
 		ret = -1;
 	} else {
-		ret = move_head(repo, children.items[0].util, "next");
+		ret = move_head(repo, children.items[0].util, "next", quiet);
 	}
 	string_list_clear(&children, 0);
 	return ret ? 1 : 0;
@@ -223,7 +224,9 @@ int cmd_next(int argc, const char **argv, const char *prefix,
 int cmd_prev(int argc, const char **argv, const char *prefix,
 	     struct repository *repo)
 {
+	int quiet = 0;
 	struct option options[] = {
+		OPT__QUIET(&quiet, N_("do not say where HEAD is now")),
 		OPT_END(),
 	};
 	struct strbuf err = STRBUF_INIT;
@@ -236,7 +239,7 @@ int cmd_prev(int argc, const char **argv, const char *prefix,
 
 	parent = evolve_newest_parent(repo, head_commit(repo), &err);
 	if (parent)
-		ret = move_head(repo, parent, "prev");
+		ret = move_head(repo, parent, "prev", quiet);
 	else
 		ret = error("%s", err.buf);
 	strbuf_release(&err);

@@ -458,7 +458,13 @@ test_expect_success 'next and prev walk a stack of changes' '
 		test_cmp_rev HEAD third &&
 		git prev &&
 		test_cmp_rev HEAD second &&
-		test_must_fail git symbolic-ref -q HEAD
+		test_must_fail git symbolic-ref -q HEAD &&
+		git next -q 2>err &&
+		test_must_be_empty err &&
+		test_cmp_rev HEAD third &&
+		git prev --quiet 2>err &&
+		test_must_be_empty err &&
+		test_cmp_rev HEAD second
 	)
 '
 

@@ -1590,3 +1590,52 @@ void obslog_entries_release(struct obslog_entry *entries, size_t nr)
 		free(entries[i].operation);
 	free(entries);
 }
+
+int forget_changes(struct repository *r, struct string_list *names,
+		   int force, struct strbuf *err)
+{
+	struct change_table table;
+	int ret = 0;
+
+	change_table_init(&table);
+	change_table_add_all_visible(&table, r);
+	for (size_t i = 0; !force && i < names->nr; i++) {
+		const struct string_list_item *name = &names->items[i];
+		struct change_head *head = change_table_get(&table, name->string);
+		struct string_list aliases = STRING_LIST_INIT_NODUP;
+		struct string_list children = STRING_LIST_INIT_DUP;
+		const struct string_list_item *alias;
+		int kept = 0;
+
+		if (!head)
+			continue;
+		/* Another name of the same change, not forgotten, keeps it. */
+		change_table_refnames(&table, &aliases);
+		for_each_string_list_item(alias, &aliases) {
+			struct change_head *other = change_table_get(&table,
+								     alias->string);
+
+			if (strcmp(alias->string, name->string) &&
+			    oideq(&other->head, &head->head) &&
+			    !unsorted_string_list_has_string(names, alias->string))
+				kept = 1;
+		}
+		if (!kept)
+			evolve_children(r, lookup_commit(r, &head->content), &children);
+		if (children.nr) {
+			strbuf_addf(err, _("%s has changes built on it (%s...); "
+					   "use --force to forget it anyway"),
+				    name->string + strlen("refs/"),
+				    children.items[0].string + strlen("refs/"));
+			ret = -1;
+		}
+		string_list_clear(&aliases, 0);
+		string_list_clear(&children, 0);
+		if (ret)
+			break;
+	}
+	change_table_clear(&table);
+	if (!ret)
+		ret = delete_changes(r, names, "change forget", err);
+	return ret;
+}

@@ -176,4 +176,14 @@ int evolve_obslog(struct repository *r, const char *name,
 		  struct obslog_entry **entries, size_t *nr, struct strbuf *err);
 void obslog_entries_release(struct obslog_entry *entries, size_t nr);
 
+/*
+ * "git change forget": delete the changes `names` (refnames, each `util`
+ * its expected object name) in one transaction. Unless `force`, refuse to
+ * drop the last name of a change that other changes build on (they would
+ * lose the history that evolve follows). Returns 0, or -1 with a message
+ * in `err`.
+ */
+int forget_changes(struct repository *r, struct string_list *names,
+		   int force, struct strbuf *err);
+
 #endif /* EVOLVE_H */

@@ -36,6 +36,8 @@
 	N_("git change abandon [<commit>]")
 #define BUILTIN_CHANGE_RENAME_USAGE \
 	N_("git change rename [<old>] <new>")
+#define BUILTIN_CHANGE_FORGET_USAGE \
+	N_("git change forget [--force] <change>...")
 
 /* Show "refs/metas/foo" as "metas/foo", like "refname:lstrip=1". */
 static const char *display_name(const char *refname)
@@ -282,6 +284,46 @@ static int change_update(int argc, const char **argv, const char *prefix,
 	return !!ret;
 }
 
+/*
+ * Resolve the change names `argv` into `refnames`, each `util` its current
+ * object name; all or nothing. Returns 0, or -1 after reporting an error.
+ */
+static int collect_changes(struct repository *repo, int argc, const char **argv,
+			   struct string_list *refnames)
+{
+	struct strbuf refname = STRBUF_INIT;
+	int ret = 0;
+
+	for (int i = 0; i < argc; i++) {
+		struct object_id oid;
+
+		strbuf_reset(&refname);
+		strbuf_add_change_refname(&refname, argv[i]);
+		if (check_refname_format(refname.buf, 0) ||
+		    refs_read_ref(get_main_ref_store(repo), refname.buf, &oid)) {
+			ret = error(_("change '%s' not found"), argv[i]);
+			continue;
+		}
+		if (!unsorted_string_list_has_string(refnames, refname.buf))
+			string_list_append(refnames, refname.buf)->util = oiddup(&oid);
+	}
+	strbuf_release(&refname);
+	return ret;
+}
+
+/* `fmt` takes the name of the change and its abbreviated old value. */
+static void print_deleted(struct repository *repo,
+			  const struct string_list *refnames, const char *fmt)
+{
+	const struct string_list_item *item;
+
+	for_each_string_list_item(item, refnames) {
+		printf(fmt, display_name(item->string),
+		       repo_find_unique_abbrev(repo, item->util, DEFAULT_ABBREV));
+		putchar('\n');
+	}
+}
+
 static int change_delete(int argc, const char **argv, const char *prefix,
 			 struct repository *repo)
 {
@@ -293,41 +335,53 @@ static int change_delete(int argc, const char **argv, const char *prefix,
 		OPT_END(),
 	};
 	struct string_list refnames = STRING_LIST_INIT_DUP;
-	struct string_list_item *item;
-	struct strbuf refname = STRBUF_INIT;
 	struct strbuf err = STRBUF_INIT;
-	int ret = 0;
+	int ret;
 
 	argc = parse_options(argc, argv, prefix, options, usage, 0);
 	if (!argc)
 		usage_with_options(usage, options);
 
 	/* Delete all or nothing: check every name first. */
-	for (int i = 0; i < argc; i++) {
-		struct object_id oid;
-
-		strbuf_reset(&refname);
-		strbuf_add_change_refname(&refname, argv[i]);
-		if (check_refname_format(refname.buf, 0) ||
-		    refs_read_ref(get_main_ref_store(repo), refname.buf, &oid)) {
-			ret = error(_("change '%s' not found"), argv[i]);
-			continue;
-		}
-		if (!unsorted_string_list_has_string(&refnames, refname.buf))
-			string_list_append(&refnames, refname.buf)->util = oiddup(&oid);
-	}
-
+	ret = collect_changes(repo, argc, argv, &refnames);
 	if (!ret && delete_changes(repo, &refnames, "change delete", &err))
 		ret = error("%s", err.buf);
 	if (!ret)
-		for_each_string_list_item(item, &refnames)
-			printf(_("Deleted change '%s' (was %s)\n"),
-			       display_name(item->string),
-			       repo_find_unique_abbrev(repo, item->util,
-						       DEFAULT_ABBREV));
+		print_deleted(repo, &refnames, _("Deleted change '%s' (was %s)"));
 
 	string_list_clear(&refnames, 1);
-	strbuf_release(&refname);
+	strbuf_release(&err);
+	return !!ret;
+}
+
+static int change_forget(int argc, const char **argv, const char *prefix,
+			 struct repository *repo)
+{
+	const char * const usage[] = {
+		BUILTIN_CHANGE_FORGET_USAGE,
+		NULL,
+	};
+	int force = 0;
+	struct option options[] = {
+		OPT_BOOL(0, "force", &force,
+			 N_("forget a change even if others build on it")),
+		OPT_END(),
+	};
+	struct string_list refnames = STRING_LIST_INIT_DUP;
+	struct strbuf err = STRBUF_INIT;
+	int ret;
+
+	argc = parse_options(argc, argv, prefix, options, usage, 0);
+	if (!argc)
+		usage_with_options(usage, options);
+
+	ret = collect_changes(repo, argc, argv, &refnames);
+	if (!ret && forget_changes(repo, &refnames, force, &err))
+		ret = error("%s", err.buf);
+	if (!ret)
+		print_deleted(repo, &refnames, _("Forgot change '%s' (was %s)"));
+
+	string_list_clear(&refnames, 1);
 	strbuf_release(&err);
 	return !!ret;
 }
@@ -445,6 +499,7 @@ int cmd_change(int argc,
 		BUILTIN_CHANGE_RESTORE_USAGE,
 		BUILTIN_CHANGE_ABANDON_USAGE,
 		BUILTIN_CHANGE_RENAME_USAGE,
+		BUILTIN_CHANGE_FORGET_USAGE,
 		NULL,
 	};
 	parse_opt_subcommand_fn *fn = NULL;
@@ -455,6 +510,7 @@ int cmd_change(int argc,
 		OPT_SUBCOMMAND("restore", &fn, change_restore),
 		OPT_SUBCOMMAND("abandon", &fn, change_abandon),
 		OPT_SUBCOMMAND("rename", &fn, change_rename),
+		OPT_SUBCOMMAND("forget", &fn, change_forget),
 		OPT_END(),
 	};
 

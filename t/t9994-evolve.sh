@@ -757,6 +757,24 @@ test_expect_success 'changes travel by push and fetch, fsck on both sides' '
 	)
 '
 
+test_expect_success 'change forget drops an alias, keeps the last name of a parent' '
+	(
+		cd merge-amend &&
+		git change forget metas/bar-2 >out &&
+		test_grep "Forgot change .metas/bar-2." out &&
+		test_must_fail git rev-parse -q --verify refs/metas/bar-2 &&
+		git checkout -q metas/bar &&
+		test_commit stacked &&
+		test_must_fail git change forget bar 2>err &&
+		test_grep "metas/bar has changes built on it (metas/stacked...)" err &&
+		git rev-parse --verify refs/metas/bar &&
+		git change forget --force bar >out &&
+		test_grep "Forgot change .metas/bar." out &&
+		test_must_fail git change forget no-such 2>err &&
+		test_grep "change .no-such. not found" err
+	)
+'
+
 test_expect_success 'a merge commit that would move is refused' '
 	git init merges &&
 	(

@@ -775,6 +775,48 @@ test_expect_success 'change forget drops an alias, keeps the last name of a pare
 	)
 '
 
+# Serve changes with an unpatched git: the unpatched 2.55.0 built next to
+# this one (make vanilla), and the machine's own git, when present.
+VANILLA_GIT="$GIT_BUILD_DIR/../vanilla/bin/git"
+SYSTEM_GIT=/usr/bin/git
+test_lazy_prereq VANILLA_GIT 'test -x "$VANILLA_GIT"'
+test_lazy_prereq SYSTEM_GIT 'test -x "$SYSTEM_GIT"'
+
+serve_with_unpatched_git () {
+	other=$1 dir=$2 &&
+	"$other" init -q --bare $dir.git &&
+	"$other" -C $dir.git config receive.fsckObjects true &&
+	"$other" -C $dir.git config uploadpack.allowAnySHA1InWant true &&
+	git -C obslog push -q --receive-pack="\"$other\" receive-pack" ../$dir.git \
+		"refs/metas/*:refs/metas/*" HEAD:refs/heads/main &&
+	"$other" -C $dir.git fsck --strict &&
+	git clone -q --upload-pack="\"$other\" upload-pack" $dir.git $dir-clone &&
+	(
+		cd $dir-clone &&
+		git config fetch.fsckObjects true &&
+		git fetch -q --upload-pack="\"$other\" upload-pack" origin \
+			"+refs/metas/*:refs/remotes/origin/metas/*" &&
+		test_cmp_rev "origin/metas/test^{metacommit}" \
+			"$(git -C ../obslog rev-parse "metas/test^{metacommit}")" &&
+		git log --obslog origin/metas/test >actual &&
+		git -C ../obslog log --obslog metas/test >expect &&
+		test_cmp expect actual
+	)
+}
+
+test_expect_success VANILLA_GIT 'unpatched 2.55.0 stores and serves changes, with fsckObjects' '
+	serve_with_unpatched_git "$VANILLA_GIT" vanilla
+'
+
+test_expect_success SYSTEM_GIT 'the system git stores and serves changes, with fsckObjects' '
+	# its own helpers (index-pack...), not those of the build under test
+	write_script system-git <<-EOF &&
+	unset GIT_EXEC_PATH
+	exec "$SYSTEM_GIT" "\$@"
+	EOF
+	serve_with_unpatched_git "$PWD/system-git" system
+'
+
 test_expect_success 'a merge commit that would move is refused' '
 	git init merges &&
 	(

@@ -1452,20 +1452,6 @@ void evolve_change_states(struct repository *r, struct string_list *changes)
 	strbuf_release(&err);
 }
 
-struct find_change_cb {
-	const char *refname;
-};
-
-static int first_local_change(const char *refname, void *cb_data)
-{
-	struct find_change_cb *cb = cb_data;
-
-	if (starts_with(refname, CHANGES_REF_PREFIX) &&
-	    (!cb->refname || strcmp(refname, cb->refname) < 0))
-		cb->refname = refname;
-	return 0;
-}
-
 /* The head of the change `name`, or of the first change whose commit is HEAD. */
 static int obslog_start(struct repository *r, const char *name,
 			struct object_id *head, struct strbuf *err)
@@ -1491,18 +1477,20 @@ static int obslog_start(struct repository *r, const char *name,
 		free(ref);
 	} else {
 		struct change_table table;
-		struct find_change_cb cb = { 0 };
+		struct string_list at_head = STRING_LIST_INIT_DUP;
 		struct object_id oid;
 
 		change_table_init(&table);
 		change_table_add_all_visible(&table, r);
 		if (!refs_read_ref(get_main_ref_store(r), "HEAD", &oid))
-			change_table_for_each_referencing(&table, &oid,
-							  first_local_change, &cb);
-		if (!cb.refname)
+			local_changes_of(&table, &oid, &at_head);
+		/* The first one, by name. */
+		if (!at_head.nr)
 			strbuf_addstr(err, _("HEAD is not the commit of a change"));
-		else if (!refs_read_ref(get_main_ref_store(r), cb.refname, head))
+		else if (!refs_read_ref(get_main_ref_store(r),
+					at_head.items[0].string, head))
 			ret = 0;
+		string_list_clear(&at_head, 0);
 		change_table_clear(&table);
 	}
 	strbuf_release(&refname);

@@ -1276,8 +1276,6 @@ int restore_change(struct repository *r, const char *name,
 	struct ref_store *refs = get_main_ref_store(r);
 	struct ref_transaction *transaction = NULL;
 	struct strbuf hidden = STRBUF_INIT;
-	struct metacommit_data data = METACOMMIT_DATA_INIT;
-	struct commit *head;
 	struct object_id oid;
 	int ret = -1;
 
@@ -1307,15 +1305,10 @@ int restore_change(struct repository *r, const char *name,
 	    ref_transaction_commit(transaction, err))
 		goto out;
 	/* Recording finds it by its content again. */
-	head = lookup_commit_reference_gently(r, &oid, 1);
-	if (head && parse_metacommit(r, head, &data, err) > 0)
-		index_change(r, &data.content, restored->buf);
-	else if (head)
-		index_change(r, &oid, restored->buf);
-	strbuf_reset(err);
+	peel_change_head(r, restored->buf, &oid);
+	index_change(r, &oid, restored->buf);
 	ret = 0;
 out:
-	metacommit_data_clear(&data);
 	ref_transaction_free(transaction);
 	strbuf_release(&hidden);
 	return ret;
@@ -1347,17 +1340,20 @@ out:
 	return ret;
 }
 
-struct head_changes_cb {
-	struct string_list *refnames;
-};
-
 static int collect_local_change(const char *refname, void *cb_data)
 {
-	struct head_changes_cb *cb = cb_data;
+	struct string_list *refnames = cb_data;
 
 	if (starts_with(refname, CHANGES_REF_PREFIX))
-		string_list_insert(cb->refnames, refname);
+		string_list_insert(refnames, refname);
 	return 0;
+}
+
+void local_changes_of(struct change_table *table, const struct object_id *commit,
+		      struct string_list *refnames)
+{
+	change_table_for_each_referencing(table, commit, collect_local_change,
+					  refnames);
 }
 
 int rename_change(struct repository *r, const char *old, const char *new,
@@ -1385,7 +1381,6 @@ int rename_change(struct repository *r, const char *old, const char *new,
 	if (old) {
 		strbuf_add_change_refname(renamed, old);
 	} else {
-		struct head_changes_cb cb = { .refnames = &at_head };
 		struct metacommit_data data = METACOMMIT_DATA_INIT;
 
 		if (refs_read_ref(refs, "HEAD", &head)) {
@@ -1393,8 +1388,7 @@ int rename_change(struct repository *r, const char *old, const char *new,
 			goto out;
 		}
 		change_table_add_all_visible(&table, r);
-		change_table_for_each_referencing(&table, &head,
-						  collect_local_change, &cb);
+		local_changes_of(&table, &head, &at_head);
 		if (at_head.nr > 1) {
 			strbuf_addstr(err, _("several changes hold HEAD; name the one to rename:"));
 			for (size_t i = 0; i < at_head.nr; i++)

@@ -275,6 +275,15 @@ int restore_change(struct repository *r, const char *name,
 int abandon_change(struct repository *r, const struct object_id *commit,
 		   struct string_list *changes, struct strbuf *err);
 
+struct change_table;
+
+/*
+ * Insert into the sorted `refnames` the changes of `table` under
+ * refs/metas/ whose head is `commit` or has it as content.
+ */
+void local_changes_of(struct change_table *table, const struct object_id *commit,
+		      struct string_list *refnames);
+
 /*
  * Rename the change `old` to `new` (names in any form accepted by
  * strbuf_add_change_refname()), keeping its reflog. Without `old`, the

@@ -109,18 +109,47 @@ static int add_change_ref(const struct reference *ref, void *cb_data)
 	return 0;
 }
 
-void change_table_add_all_visible(struct change_table *table,
-				  struct repository *r)
+/* Remote changes are under refs/remotes/<remote>/metas/. */
+static int add_remote_change_ref(const struct reference *ref, void *cb_data)
+{
+	const char *rest = ref->name + strlen("refs/remotes/");
+	const char *slash = strchr(rest, '/');
+
+	if (!slash || slash == rest || !starts_with(slash, "/metas/"))
+		return 0;
+	return add_change_ref(ref, cb_data);
+}
+
+void change_table_add_kinds(struct change_table *table, struct repository *r,
+			    unsigned kinds)
 {
 	struct add_change_cb cb = {
 		.table = table,
 		.repo = r,
 	};
-	struct refs_for_each_ref_options opts = {
+	struct ref_store *refs = get_main_ref_store(r);
+	struct refs_for_each_ref_options local = {
 		.prefix = CHANGES_REF_PREFIX,
 	};
+	struct refs_for_each_ref_options hidden = {
+		.prefix = HIDDEN_CHANGES_REF_PREFIX,
+	};
+	struct refs_for_each_ref_options remote = {
+		.prefix = "refs/remotes/",
+	};
 
-	refs_for_each_ref_ext(get_main_ref_store(r), add_change_ref, &cb, &opts);
+	if (kinds & CHANGE_KIND_LOCAL)
+		refs_for_each_ref_ext(refs, add_change_ref, &cb, &local);
+	if (kinds & CHANGE_KIND_HIDDEN)
+		refs_for_each_ref_ext(refs, add_change_ref, &cb, &hidden);
+	if (kinds & CHANGE_KIND_REMOTE)
+		refs_for_each_ref_ext(refs, add_remote_change_ref, &cb, &remote);
+}
+
+void change_table_add_all_visible(struct change_table *table,
+				  struct repository *r)
+{
+	change_table_add_kinds(table, r, CHANGE_KIND_LOCAL);
 }
 
 struct change_head *change_table_get(struct change_table *table,

@@ -62,6 +62,17 @@ int change_table_add(struct change_table *table, struct repository *r,
 void change_table_add_all_visible(struct change_table *table,
 				  struct repository *r);
 
+#define CHANGE_KIND_LOCAL  (1 << 0) /* refs/metas/ */
+#define CHANGE_KIND_REMOTE (1 << 1) /* refs/remotes/<remote>/metas/ */
+#define CHANGE_KIND_HIDDEN (1 << 2) /* refs/hiddenmetas/ */
+
+/*
+ * Add the changes of the given kinds (CHANGE_KIND_* flags), skipping bad
+ * refs with a warning as change_table_add_all_visible() does.
+ */
+void change_table_add_kinds(struct change_table *table, struct repository *r,
+			    unsigned kinds);
+
 /* Return the head of the change `refname`, or NULL if there is none. */
 struct change_head *change_table_get(struct change_table *table,
 				     const char *refname);

@@ -18,6 +18,7 @@
 #include "object-name.h"
 #include "parse-options.h"
 #include "pretty.h"
+#include "ref-filter.h"
 #include "refs.h"
 #include "repository.h"
 #include "string-list.h"
@@ -25,7 +26,7 @@
 #include "wildmatch.h"
 
 #define BUILTIN_CHANGE_LIST_USAGE \
-	N_("git change list [-v | --porcelain] [<pattern>...]")
+	N_("git change list [-r | -a] [--hidden] [-v | --porcelain | --format=<format>] [<pattern>...]")
 #define BUILTIN_CHANGE_UPDATE_USAGE \
 	N_("git change update [-c <commit>] [-r <commit>...] [-o <commit>...] [-g <change>] [-n] [--force]")
 #define BUILTIN_CHANGE_DELETE_USAGE \
@@ -39,13 +40,35 @@
 #define BUILTIN_CHANGE_FORGET_USAGE \
 	N_("git change forget [--force] <change>...")
 
-/* Show "refs/metas/foo" as "metas/foo", like "refname:lstrip=1". */
+/*
+ * Show "refs/metas/foo" as "metas/foo" and "refs/remotes/origin/metas/foo"
+ * as "origin/metas/foo", the shortest names that work as revisions.
+ */
 static const char *display_name(const char *refname)
 {
-	skip_prefix(refname, "refs/", &refname);
+	if (!skip_prefix(refname, "refs/remotes/", &refname))
+		skip_prefix(refname, "refs/", &refname);
 	return refname;
 }
 
+/* "foo" for refs/metas/foo, refs/hiddenmetas/foo, refs/remotes/o/metas/foo */
+static const char *change_name(const char *refname)
+{
+	const char *name;
+
+	if (skip_prefix(refname, CHANGES_REF_PREFIX, &name) ||
+	    skip_prefix(refname, HIDDEN_CHANGES_REF_PREFIX, &name))
+		return name;
+	if (skip_prefix(refname, "refs/remotes/", &name) &&
+	    (name = strchr(name, '/')) && skip_prefix(name, "/metas/", &name))
+		return name;
+	return refname;
+}
+
+/*
+ * A pattern matches a change by its full refname, its displayed name or
+ * its name: "foo*" matches metas/foo1 and origin/metas/foo2 alike.
+ */
 static int matches_any(const char *refname, const struct string_list *patterns)
 {
 	const struct string_list_item *item;
@@ -53,7 +76,9 @@ static int matches_any(const char *refname, const struct string_list *patterns)
 	if (!patterns->nr)
 		return 1;
 	for_each_string_list_item(item, patterns)
-		if (!wildmatch(item->string, refname, 0))
+		if (!wildmatch(item->string, refname, 0) ||
+		    !wildmatch(item->string, display_name(refname), 0) ||
+		    !wildmatch(item->string, change_name(refname), 0))
 			return 1;
 	return 0;
 }
@@ -130,6 +155,22 @@ static void print_porcelain(struct repository *repo, const char *refname,
 	strbuf_release(&states);
 }
 
+/*
+ * --format: the atoms describe the change's content commit, as a change
+ * name does everywhere else it is used as a revision; %(refname) is the
+ * change's own refname.
+ */
+static void print_formatted(struct repository *repo, const char *refname,
+			    struct ref_format *format)
+{
+	struct object_id oid;
+
+	if (refs_read_ref(get_main_ref_store(repo), refname, &oid))
+		return;
+	peel_change_head(repo, refname, &oid);
+	pretty_print_ref(refname, &oid, NULL, format);
+}
+
 static int change_list(int argc, const char **argv, const char *prefix,
 		       struct repository *repo)
 {
@@ -137,35 +178,48 @@ static int change_list(int argc, const char **argv, const char *prefix,
 		BUILTIN_CHANGE_LIST_USAGE,
 		NULL,
 	};
-	int verbose = 0, porcelain = 0;
+	int verbose = 0, porcelain = 0, remotes = 0, all = 0, hidden = 0;
+	struct ref_format format = REF_FORMAT_INIT;
 	struct option options[] = {
+		OPT_BOOL('r', "remotes", &remotes,
+			 N_("list the changes of remotes instead")),
+		OPT_BOOL('a', "all", &all,
+			 N_("list local and remote changes")),
+		OPT_BOOL(0, "hidden", &hidden,
+			 N_("list hidden changes (refs/hiddenmetas/) too")),
 		OPT__VERBOSE(&verbose,
 			     N_("show the commit, state and subject of each change")),
 		OPT_BOOL(0, "porcelain", &porcelain,
 			 N_("machine-readable output: refname, head, content, states")),
+		OPT_STRING(0, "format", &format.format, N_("format"),
+			   N_("format to use for the output")),
 		OPT_END(),
 	};
-	struct string_list patterns = STRING_LIST_INIT_DUP;
+	struct string_list patterns = STRING_LIST_INIT_NODUP;
 	struct string_list refnames = STRING_LIST_INIT_NODUP;
 	struct string_list shown = STRING_LIST_INIT_NODUP;
 	struct string_list_item *item;
 	struct change_table table;
+	unsigned kinds;
 	int width = 0;
 
 	argc = parse_options(argc, argv, prefix, options, usage, 0);
-	if (verbose && porcelain)
-		die(_("options '%s' and '%s' cannot be used together"),
-		    "--verbose", "--porcelain");
+	die_for_incompatible_opt3(verbose, "--verbose", porcelain, "--porcelain",
+				  !!format.format, "--format");
+	die_for_incompatible_opt2(remotes, "--remotes", all, "--all");
+	if (format.format && verify_ref_format(&format))
+		die(_("unable to parse format string"));
 
-	for (int i = 0; i < argc; i++) {
-		struct strbuf pattern = STRBUF_INIT;
+	for (int i = 0; i < argc; i++)
+		string_list_append(&patterns, argv[i]);
 
-		strbuf_add_change_refname(&pattern, argv[i]);
-		string_list_append_nodup(&patterns, strbuf_detach(&pattern, NULL));
-	}
-
+	kinds = remotes ? CHANGE_KIND_REMOTE : CHANGE_KIND_LOCAL;
+	if (all)
+		kinds |= CHANGE_KIND_REMOTE;
+	if (hidden)
+		kinds |= CHANGE_KIND_HIDDEN;
 	change_table_init(&table);
-	change_table_add_all_visible(&table, repo);
+	change_table_add_kinds(&table, repo, kinds);
 	change_table_refnames(&table, &refnames);
 	for_each_string_list_item(item, &refnames) {
 		int len = strlen(display_name(item->string));
@@ -179,7 +233,9 @@ static int change_list(int argc, const char **argv, const char *prefix,
 	if (verbose || porcelain)
 		evolve_change_states(repo, &shown);
 	for_each_string_list_item(item, &shown) {
-		if (porcelain)
+		if (format.format)
+			print_formatted(repo, item->string, &format);
+		else if (porcelain)
 			print_porcelain(repo, item->string, (uintptr_t)item->util);
 		else if (verbose)
 			print_verbose(repo, item->string, (uintptr_t)item->util,

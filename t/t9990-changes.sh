@@ -152,6 +152,48 @@ test_expect_success 'list changes matching patterns' '
 	test_must_be_empty actual
 '
 
+test_expect_success 'list remote and hidden changes' '
+	test_when_finished "git update-ref -d refs/remotes/origin/metas/one &&
+		git update-ref -d refs/remotes/origin/not-a-change &&
+		git update-ref -d refs/hiddenmetas/old" &&
+	git update-ref refs/remotes/origin/metas/one one &&
+	git update-ref refs/remotes/origin/not-a-change one &&
+	git update-ref refs/hiddenmetas/old two &&
+	echo origin/metas/one >expect &&
+	git change list -r >actual &&
+	test_cmp expect actual &&
+	cat >expect <<-\EOF &&
+	metas/another-one
+	metas/one
+	metas/three
+	metas/two
+	origin/metas/one
+	EOF
+	git change list -a >actual &&
+	test_cmp expect actual &&
+	cat >expect <<-\EOF &&
+	hiddenmetas/old
+	metas/one
+	origin/metas/one
+	EOF
+	git change list -a --hidden one "o*" >actual &&
+	test_cmp expect actual &&
+	test_expect_code 128 git change list -r -a 2>err &&
+	test_grep "cannot be used together" err
+'
+
+test_expect_success 'list changes with a format' '
+	cat >expect <<-EOF &&
+	refs/metas/one $(git rev-parse metas/one) $(git log -1 --format=%s metas/one)
+	EOF
+	git change list --format="%(refname) %(objectname) %(subject)" one >actual &&
+	test_cmp expect actual &&
+	test_expect_code 128 git change list --format="%(nosuchatom)" 2>err &&
+	test_grep "unknown field name" err &&
+	test_expect_code 128 git change list --porcelain --format=x 2>err &&
+	test_grep "cannot be used together" err
+'
+
 test_expect_success 'record a cherry-pick' '
 	git checkout --detach one &&
 	git cherry-pick four &&

@@ -46,7 +46,9 @@ struct evolve_item {
 		 /* abandoned, and a child or ref moved off it */
 		 dropped:1,
 		 /* it replaces a commit that another change replaces too */
-		 divergent:1;
+		 divergent:1,
+		 /* another change replaces it: it is obsolete */
+		 superseded:1;
 };
 
 /* A commit made obsolete by the change(s) whose content is `newest`. */
@@ -200,10 +202,17 @@ static void mark_obsolete(struct evolver *ev, const struct object_id *oid,
 			  struct evolve_item *newest)
 {
 	struct obsolete_commit *obsolete;
+	struct evolve_item *item = oidmap_get(&ev->items, oid);
 
-	/* The content of any change is never obsolete. */
-	if (oidmap_get(&ev->items, oid))
+	/*
+	 * The content of any change is never obsolete: nothing based on it
+	 * is an orphan. But the change itself is stale, and may be pruned.
+	 */
+	if (item) {
+		if (item != newest)
+			item->superseded = 1;
 		return;
+	}
 	obsolete = oidmap_get(&ev->obsolete, oid);
 	if (!obsolete) {
 		obsolete = xcalloc(1, sizeof(*obsolete));
@@ -667,16 +676,31 @@ static void add_move(struct follow_cb *cb, const char *refname,
 
 /*
  * Deleting a ref deletes its reflog too, so a change that evolve deletes
- * (it landed or became empty) is moved to refs/hiddenmetas/, where it is
- * kept, with its commits, until "git change restore" brings it back.
+ * (it landed or became empty) or that "git change prune" deletes is moved
+ * to refs/hiddenmetas/, where it is kept, with its commits, until "git
+ * change restore" brings it back.
  */
+static void add_hide_moves(struct follow_cb *cb, const char *refname,
+			   const struct object_id *head)
+{
+	struct ref_store *refs = get_main_ref_store(cb->ev->repo);
+	struct strbuf hidden = STRBUF_INIT;
+	struct object_id null_oid, old_hidden;
+	const char *base;
+
+	oidclr(&null_oid, cb->ev->repo->hash_algo);
+	add_move(cb, refname, head, &null_oid);
+	if (!skip_prefix(refname, CHANGES_REF_PREFIX, &base))
+		return;
+	strbuf_addf(&hidden, "%s%s", HIDDEN_CHANGES_REF_PREFIX, base);
+	if (refs_read_ref(refs, hidden.buf, &old_hidden))
+		oidcpy(&old_hidden, &null_oid);
+	add_move(cb, hidden.buf, &old_hidden, head);
+	strbuf_release(&hidden);
+}
+
 static void add_deletions(struct evolver *ev, struct follow_cb *cb)
 {
-	struct ref_store *refs = get_main_ref_store(ev->repo);
-	struct strbuf hidden = STRBUF_INIT;
-	struct object_id null_oid;
-
-	oidclr(&null_oid, ev->repo->hash_algo);
 	for (size_t i = 0; i < ev->result->steps_nr; i++) {
 		struct evolve_step *step = &ev->result->steps[i];
 		struct string_list_item *name;
@@ -687,20 +711,10 @@ static void add_deletions(struct evolver *ev, struct follow_cb *cb)
 		for_each_string_list_item(name, &step->refnames) {
 			struct change_head *head = change_table_get(&ev->table,
 								    name->string);
-			struct object_id old_hidden;
-			const char *base;
 
-			add_move(cb, name->string, &head->head, &null_oid);
-			if (!skip_prefix(name->string, CHANGES_REF_PREFIX, &base))
-				continue;
-			strbuf_reset(&hidden);
-			strbuf_addf(&hidden, "%s%s", HIDDEN_CHANGES_REF_PREFIX, base);
-			if (refs_read_ref(refs, hidden.buf, &old_hidden))
-				oidcpy(&old_hidden, &null_oid);
-			add_move(cb, hidden.buf, &old_hidden, &head->head);
+			add_hide_moves(cb, name->string, &head->head);
 		}
 	}
-	strbuf_release(&hidden);
 }
 
 /* The changes whose content evolve rewrites, for the ref transaction. */
@@ -1437,6 +1451,8 @@ void evolve_change_states(struct repository *r, struct string_list *changes)
 			state |= CHANGE_STATE_ABANDONED;
 		if (item->divergent)
 			state |= CHANGE_STATE_DIVERGENT;
+		if (item->superseded)
+			state |= CHANGE_STATE_OBSOLETE;
 		if (!repo_parse_commit(r, item->commit) && item->commit->parents) {
 			struct commit *parent = item->commit->parents->item;
 			struct evolve_item *parent_item =
@@ -1625,5 +1641,91 @@ int forget_changes(struct repository *r, struct string_list *names,
 	change_table_clear(&table);
 	if (!ret)
 		ret = delete_changes(r, names, "change forget", err);
+	return ret;
+}
+
+/* The parents of the commits of the changes that are not abandoned. */
+static void collect_built_on(struct evolver *ev, struct oidset *built_on)
+{
+	struct oidmap_iter iter;
+	struct evolve_item *item;
+
+	oidmap_iter_init(&ev->items, &iter);
+	while ((item = oidmap_iter_next(&iter))) {
+		if (item->abandoned || repo_parse_commit(ev->repo, item->commit))
+			continue;
+		for (struct commit_list *p = item->commit->parents; p; p = p->next)
+			oidset_insert(built_on, &p->item->object.oid);
+	}
+}
+
+/*
+ * Whether "git change prune" hides `item`, and why: it is in an upstream,
+ * another change replaced it, or it is abandoned and nothing is built on
+ * it (otherwise "git evolve" still needs it to move its children off it).
+ */
+static int prune_reason(struct evolver *ev, struct evolve_item *item,
+			const struct oidset *built_on,
+			const struct string_list *upstreams,
+			struct pruned_change *out)
+{
+	struct string_list_item *upstream = upstream_containing(ev, item->commit);
+
+	if (upstream) {
+		/* ev->upstreams is a copy of `upstreams`: name the caller's. */
+		out->reason = PRUNED_LANDED;
+		out->upstream = upstreams->items[upstream - ev->upstreams.items].string;
+	} else if (item->superseded) {
+		out->reason = PRUNED_OBSOLETE;
+	} else if (item->abandoned &&
+		   !oidset_contains(built_on, &item->commit->object.oid)) {
+		out->reason = PRUNED_ABANDONED;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+int prune_changes(struct repository *r, const struct string_list *upstreams,
+		  int dry_run, struct string_list *pruned, struct strbuf *err)
+{
+	struct evolver ev;
+	struct follow_cb cb = { .ev = &ev };
+	struct string_list refnames = STRING_LIST_INIT_NODUP;
+	struct string_list none = STRING_LIST_INIT_NODUP;
+	struct string_list_item *name;
+	struct oidset built_on = OIDSET_INIT;
+	int ret = 0;
+
+	evolver_init(&ev, r, err);
+	for_each_string_list_item(name, upstreams)
+		string_list_append(&ev.upstreams, name->string)->util = name->util;
+	load_changes(&ev);
+	collect_built_on(&ev, &built_on);
+
+	change_table_refnames(&ev.table, &refnames);
+	for_each_string_list_item(name, &refnames) {
+		struct change_head *head = change_table_get(&ev.table, name->string);
+		struct evolve_item *item = oidmap_get(&ev.items, &head->content);
+		struct pruned_change why = { 0 };
+
+		if (!item || !prune_reason(&ev, item, &built_on, upstreams, &why))
+			continue;
+		oidcpy(&why.head, &head->head);
+		string_list_append(pruned, name->string)->util =
+			xmemdupz(&why, sizeof(why));
+		add_hide_moves(&cb, name->string, &head->head);
+	}
+	if (!dry_run && cb.moves_nr)
+		ret = record_rewrites_and_move_refs(r, &none, NULL, 0, cb.moves,
+						    cb.moves_nr, "change prune",
+						    err);
+
+	for (size_t i = 0; i < cb.moves_nr; i++)
+		free((char *)cb.moves[i].refname);
+	free(cb.moves);
+	oidset_clear(&built_on);
+	string_list_clear(&refnames, 0);
+	evolver_release(&ev);
 	return ret;
 }

@@ -147,6 +147,7 @@ int evolve_merge_amend(struct repository *r, struct commit *other,
 #define CHANGE_STATE_ORPHAN    (1 << 1) /* its parent is obsolete: evolve it */
 #define CHANGE_STATE_DIVERGENT (1 << 2) /* it and another replace one commit */
 #define CHANGE_STATE_ABANDONED (1 << 3) /* its head is an abandoned metacommit */
+#define CHANGE_STATE_OBSOLETE  (1 << 4) /* another change replaces its commit */
 
 /*
  * The states of the changes under refs/metas/: every `string` of `changes`
@@ -185,5 +186,33 @@ void obslog_entries_release(struct obslog_entry *entries, size_t nr);
  */
 int forget_changes(struct repository *r, struct string_list *names,
 		   int force, struct strbuf *err);
+
+/* Why "git change prune" hid a change. */
+struct pruned_change {
+	enum {
+		/* Another change replaces its commit. */
+		PRUNED_OBSOLETE,
+		/* It is abandoned, and no change is built on it. */
+		PRUNED_ABANDONED,
+		/* Its commit is in `upstream`. */
+		PRUNED_LANDED,
+	} reason;
+	/* The name of the upstream, as given to prune_changes(). */
+	const char *upstream;
+	/* The head of the change, which refs/hiddenmetas/ keeps. */
+	struct object_id head;
+};
+
+/*
+ * "git change prune": hide in refs/hiddenmetas/, in one transaction, the
+ * changes that are obsolete, those that are abandoned with no change built
+ * on them, and those whose commit is in one of `upstreams` (`string` a
+ * name, `util` its struct commit). They are appended to `pruned`
+ * (refnames, `util` a newly allocated struct pruned_change: clear it with
+ * `string_list_clear(pruned, 1)`). With `dry_run`, nothing is written.
+ * Returns 0, or -1 with a message in `err`.
+ */
+int prune_changes(struct repository *r, const struct string_list *upstreams,
+		  int dry_run, struct string_list *pruned, struct strbuf *err);
 
 #endif /* EVOLVE_H */

@@ -7,6 +7,7 @@
 #define USE_THE_REPOSITORY_VARIABLE
 
 #include "builtin.h"
+#include "advice.h"
 #include "change-table.h"
 #include "commit.h"
 #include "config.h"
@@ -39,6 +40,8 @@
 	N_("git change rename [<old>] <new>")
 #define BUILTIN_CHANGE_FORGET_USAGE \
 	N_("git change forget [--force] <change>...")
+#define BUILTIN_CHANGE_PRUNE_USAGE \
+	N_("git change prune [-n] [<branch>...]")
 
 /*
  * Show "refs/metas/foo" as "metas/foo" and "refs/remotes/origin/metas/foo"
@@ -95,6 +98,7 @@ static void add_states(struct strbuf *out, uintptr_t state, int porcelain)
 		const char *name;
 	} states[] = {
 		{ CHANGE_STATE_CURRENT, N_("current") },
+		{ CHANGE_STATE_OBSOLETE, N_("obsolete") },
 		{ CHANGE_STATE_ORPHAN, N_("orphan") },
 		{ CHANGE_STATE_DIVERGENT, N_("divergent") },
 		{ CHANGE_STATE_ABANDONED, N_("abandoned") },
@@ -415,6 +419,7 @@ static int change_forget(int argc, const char **argv, const char *prefix,
 {
 	const char * const usage[] = {
 		BUILTIN_CHANGE_FORGET_USAGE,
+		BUILTIN_CHANGE_PRUNE_USAGE,
 		NULL,
 	};
 	int force = 0;
@@ -543,6 +548,79 @@ static int change_rename(int argc, const char **argv, const char *prefix,
 	return !!ret;
 }
 
+static void print_pruned(struct repository *repo, const char *refname,
+			 const struct pruned_change *why, int dry_run)
+{
+	const char *abbrev = repo_find_unique_abbrev(repo, &why->head,
+						     DEFAULT_ABBREV);
+	const char *name = display_name(refname);
+
+	switch (why->reason) {
+	case PRUNED_OBSOLETE:
+		if (dry_run)
+			printf(_("Would prune obsolete change %s (%s)\n"), name, abbrev);
+		else
+			printf(_("Pruned obsolete change %s (was %s)\n"), name, abbrev);
+		break;
+	case PRUNED_ABANDONED:
+		if (dry_run)
+			printf(_("Would prune abandoned change %s (%s)\n"), name, abbrev);
+		else
+			printf(_("Pruned abandoned change %s (was %s)\n"), name, abbrev);
+		break;
+	case PRUNED_LANDED:
+		if (dry_run)
+			printf(_("Would prune change %s (%s), which is in %s\n"),
+			       name, abbrev, why->upstream);
+		else
+			printf(_("Pruned change %s (was %s), which is in %s\n"),
+			       name, abbrev, why->upstream);
+		break;
+	}
+}
+
+static int change_prune(int argc, const char **argv, const char *prefix,
+			struct repository *repo)
+{
+	const char * const usage[] = {
+		BUILTIN_CHANGE_PRUNE_USAGE,
+		NULL,
+	};
+	int dry_run = 0;
+	struct option options[] = {
+		OPT__DRY_RUN(&dry_run, N_("only show what would be pruned")),
+		OPT_END(),
+	};
+	struct string_list upstreams = STRING_LIST_INIT_NODUP;
+	struct string_list pruned = STRING_LIST_INIT_DUP;
+	struct string_list_item *item;
+	struct strbuf err = STRBUF_INIT;
+	int ret;
+
+	argc = parse_options(argc, argv, prefix, options, usage, 0);
+	for (int i = 0; i < argc; i++) {
+		struct commit *upstream = lookup_commit_reference_by_name(argv[i]);
+
+		if (!upstream)
+			die(_("not a commit: '%s'"), argv[i]);
+		string_list_append(&upstreams, argv[i])->util = upstream;
+	}
+
+	ret = prune_changes(repo, &upstreams, dry_run, &pruned, &err);
+	if (ret)
+		error("%s", err.buf);
+	else
+		for_each_string_list_item(item, &pruned)
+			print_pruned(repo, item->string, item->util, dry_run);
+	if (!ret && !dry_run && pruned.nr)
+		advise(_("Use \"git change restore <change>\" to bring one back."));
+
+	string_list_clear(&pruned, 1);
+	string_list_clear(&upstreams, 0);
+	strbuf_release(&err);
+	return !!ret;
+}
+
 int cmd_change(int argc,
 	       const char **argv,
 	       const char *prefix,
@@ -556,6 +634,7 @@ int cmd_change(int argc,
 		BUILTIN_CHANGE_ABANDON_USAGE,
 		BUILTIN_CHANGE_RENAME_USAGE,
 		BUILTIN_CHANGE_FORGET_USAGE,
+		BUILTIN_CHANGE_PRUNE_USAGE,
 		NULL,
 	};
 	parse_opt_subcommand_fn *fn = NULL;
@@ -567,6 +646,7 @@ int cmd_change(int argc,
 		OPT_SUBCOMMAND("abandon", &fn, change_abandon),
 		OPT_SUBCOMMAND("rename", &fn, change_rename),
 		OPT_SUBCOMMAND("forget", &fn, change_forget),
+		OPT_SUBCOMMAND("prune", &fn, change_prune),
 		OPT_END(),
 	};
 

@@ -817,6 +817,58 @@ test_expect_success SYSTEM_GIT 'the system git stores and serves changes, with f
 	serve_with_unpatched_git "$PWD/system-git" system
 '
 
+test_expect_success 'change prune hides obsolete, abandoned and landed changes' '
+	git init prune &&
+	(
+		cd prune &&
+		test_commit base &&
+		test_commit landed &&
+		git branch upstream &&
+		test_commit kept &&
+		test_commit obs &&
+		test_tick &&
+		git commit -q --amend -m "obs amended" &&
+		git update-ref refs/metas/stale obs &&
+		test_commit parent &&
+		test_commit child &&
+		git change abandon parent &&
+		git checkout -q --detach kept &&
+		test_commit lone &&
+		git change abandon &&
+		git change list -v >out &&
+		test_grep "metas/stale *$(git rev-parse --short obs) (obsolete) obs" out &&
+		git change list >before &&
+		git change prune -n upstream >actual &&
+		cat >expect <<-EOF &&
+		Would prune change metas/base ($(git rev-parse --short base)), which is in upstream
+		Would prune change metas/landed ($(git rev-parse --short landed)), which is in upstream
+		Would prune abandoned change metas/lone ($(git rev-parse --short "metas/lone^{metacommit}"))
+		Would prune obsolete change metas/stale ($(git rev-parse --short obs))
+		EOF
+		test_cmp expect actual &&
+		git change list >after &&
+		test_cmp before after &&
+		git change prune upstream >actual 2>err &&
+		sed -e "s/Would prune/Pruned/" -e "s/ (\([0-9a-f]*\))/ (was \1)/" \
+			expect >expect.pruned &&
+		test_cmp expect.pruned actual &&
+		test_grep "git change restore" err &&
+		test_write_lines metas/child metas/kept metas/obs metas/parent >expect &&
+		git change list >actual &&
+		test_cmp expect actual &&
+		test_write_lines hiddenmetas/base hiddenmetas/landed \
+			hiddenmetas/lone hiddenmetas/stale >expect &&
+		git change list --hidden "hiddenmetas/*" >actual &&
+		test_cmp expect actual &&
+		git change prune >actual &&
+		test_must_be_empty actual &&
+		git change restore stale &&
+		test_cmp_rev metas/stale obs &&
+		test_must_fail git change prune no-such-branch 2>err &&
+		test_grep "not a commit" err
+	)
+'
+
 test_expect_success 'a merge commit that would move is refused' '
 	git init merges &&
 	(

@@ -326,12 +326,38 @@ test_expect_success 'malformed metacommits are rejected' '
 		test_grep "error: metacommit $bad has" err &&
 		git fsck 2>err &&
 		test_grep "warning in commit $bad: badMetacommit: metacommit:" err &&
+		test_grep "warning: refs/metas/malformed: malformed metacommit $bad" err &&
 		test_must_fail git -c fsck.badMetacommit=error fsck 2>err &&
 		test_grep "error in commit $bad: badMetacommit" err || return 1
 	done &&
 	git update-ref -d refs/metas/malformed &&
 	# they would make the next "fsck --strict" fail
 	git prune --expire=now
+'
+
+test_expect_success 'fsck: the content of a metacommit is not a metacommit' '
+	cat >meta <<-EOF &&
+	tree $EMPTY_TREE
+	parent $(git rev-parse HEAD)
+	parent $(git rev-parse HEAD~1)
+	author A U Thor <author@example.com> 1112354055 +0200
+	committer C O Mitter <committer@example.com> 1112354055 +0200
+	parent-type c r
+
+	change update
+	EOF
+	meta=$(git hash-object -t commit -w meta) &&
+	sed -e "/^parent /d" -e "s/^parent-type .*/parent-type c/" \
+		-e "/^tree/a\\
+parent $meta" meta >nested &&
+	nested=$(git hash-object --literally -t commit -w nested) &&
+	git update-ref refs/metas/nested $nested &&
+	test_when_finished "git update-ref -d refs/metas/nested &&
+		git prune --expire=now" &&
+	git fsck 2>err &&
+	test_grep "warning in commit $nested: badMetacommit: metacommit: its content $meta is a metacommit" err &&
+	test_grep "refs/metas/nested: the content of metacommit $nested is a metacommit" err &&
+	test_grep ! "warning in commit $meta" err
 '
 
 test_expect_success 'fsck finds nothing wrong with well-formed metacommits' '

@@ -3,6 +3,7 @@
 #include "commit.h"
 #include "gettext.h"
 #include "metacommit.h"
+#include "odb.h"
 #include "refs.h"
 #include "repository.h"
 #include "string-list.h"
@@ -83,6 +84,25 @@ int change_table_add(struct change_table *table, struct repository *r,
 	return 0;
 }
 
+/*
+ * The commit a change ref points to, or NULL if it is not a commit. This is
+ * done for every change, so the object is read once, by repo_parse_commit(),
+ * without the hash check of parse_object() or peeling tags (a change never
+ * points to a tag).
+ */
+static struct commit *lookup_change_commit(struct repository *r,
+					   const struct object_id *oid)
+{
+	struct commit *commit;
+
+	if (odb_read_object_info(r->objects, oid, NULL) != OBJ_COMMIT)
+		return NULL;
+	commit = lookup_commit(r, oid);
+	if (!commit || repo_parse_commit(r, commit))
+		return NULL;
+	return commit;
+}
+
 struct add_change_cb {
 	struct change_table *table;
 	struct repository *repo;
@@ -98,8 +118,8 @@ static int add_change_ref(const struct reference *ref, void *cb_data)
 	 * Anybody can put anything under refs/metas/ (e.g. with update-ref);
 	 * that must not prevent working with the other changes.
 	 */
-	commit = lookup_commit_reference_gently(cb->repo, ref->oid, 1);
-	if (!commit || repo_parse_commit(cb->repo, commit))
+	commit = lookup_change_commit(cb->repo, ref->oid);
+	if (!commit)
 		warning(_("ignoring '%s': it does not point to a commit"),
 			ref->name);
 	else if (change_table_add(cb->table, cb->repo, ref->name, commit, &err))
@@ -109,24 +129,27 @@ static int add_change_ref(const struct reference *ref, void *cb_data)
 	return 0;
 }
 
+struct change_ref_filter {
+	refs_for_each_cb *fn;
+	void *cb_data;
+};
+
 /* Remote changes are under refs/remotes/<remote>/metas/. */
-static int add_remote_change_ref(const struct reference *ref, void *cb_data)
+static int filter_remote_change_ref(const struct reference *ref, void *cb_data)
 {
+	struct change_ref_filter *filter = cb_data;
 	const char *rest = ref->name + strlen("refs/remotes/");
 	const char *slash = strchr(rest, '/');
 
 	if (!slash || slash == rest || !starts_with(slash, "/metas/"))
 		return 0;
-	return add_change_ref(ref, cb_data);
+	return filter->fn(ref, filter->cb_data);
 }
 
-void change_table_add_kinds(struct change_table *table, struct repository *r,
-			    unsigned kinds)
+/* Call `fn` for each ref of a change of the given kinds. */
+static void for_each_change_ref(struct repository *r, unsigned kinds,
+				refs_for_each_cb fn, void *cb_data)
 {
-	struct add_change_cb cb = {
-		.table = table,
-		.repo = r,
-	};
 	struct ref_store *refs = get_main_ref_store(r);
 	struct refs_for_each_ref_options local = {
 		.prefix = CHANGES_REF_PREFIX,
@@ -137,13 +160,58 @@ void change_table_add_kinds(struct change_table *table, struct repository *r,
 	struct refs_for_each_ref_options remote = {
 		.prefix = "refs/remotes/",
 	};
+	struct change_ref_filter filter = {
+		.fn = fn,
+		.cb_data = cb_data,
+	};
 
 	if (kinds & CHANGE_KIND_LOCAL)
-		refs_for_each_ref_ext(refs, add_change_ref, &cb, &local);
+		refs_for_each_ref_ext(refs, fn, cb_data, &local);
 	if (kinds & CHANGE_KIND_HIDDEN)
-		refs_for_each_ref_ext(refs, add_change_ref, &cb, &hidden);
+		refs_for_each_ref_ext(refs, fn, cb_data, &hidden);
 	if (kinds & CHANGE_KIND_REMOTE)
-		refs_for_each_ref_ext(refs, add_remote_change_ref, &cb, &remote);
+		refs_for_each_ref_ext(refs, filter_remote_change_ref, &filter,
+				      &remote);
+}
+
+void change_table_add_kinds(struct change_table *table, struct repository *r,
+			    unsigned kinds)
+{
+	struct add_change_cb cb = {
+		.table = table,
+		.repo = r,
+	};
+
+	for_each_change_ref(r, kinds, add_change_ref, &cb);
+}
+
+struct collect_refnames_cb {
+	struct repository *repo;
+	struct string_list *out;
+};
+
+static int collect_refname(const struct reference *ref, void *cb_data)
+{
+	struct collect_refnames_cb *cb = cb_data;
+
+	if (odb_read_object_info(cb->repo->objects, ref->oid, NULL) != OBJ_COMMIT)
+		warning(_("ignoring '%s': it does not point to a commit"),
+			ref->name);
+	else
+		string_list_append(cb->out, ref->name);
+	return 0;
+}
+
+void change_refnames(struct repository *r, unsigned kinds,
+		     struct string_list *out)
+{
+	struct collect_refnames_cb cb = {
+		.repo = r,
+		.out = out,
+	};
+
+	for_each_change_ref(r, kinds, collect_refname, &cb);
+	string_list_sort(out);
 }
 
 void change_table_add_all_visible(struct change_table *table,

@@ -73,6 +73,16 @@ void change_table_add_all_visible(struct change_table *table,
 void change_table_add_kinds(struct change_table *table, struct repository *r,
 			    unsigned kinds);
 
+/*
+ * Append to `out` the refnames of the changes of the given kinds, sorted,
+ * without building a table: only the type of the objects they point to is
+ * checked (refs that do not point to a commit are skipped with a warning),
+ * not whether a metacommit is well-formed. This is what listing the names
+ * of 10,000 changes can afford.
+ */
+void change_refnames(struct repository *r, unsigned kinds,
+		     struct string_list *out);
+
 /* Return the head of the change `refname`, or NULL if there is none. */
 struct change_head *change_table_get(struct change_table *table,
 				     const char *refname);

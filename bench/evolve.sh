@@ -14,24 +14,16 @@
 # Usage: bench/evolve.sh      (FILES=20000 STACK=101 RUNS=10 HG_RUNS=3
 #                              REF_FORMAT=files|reftable HG=no)
 
-set -e
-top=$(cd "$(dirname "$0")/.." && pwd)
-patched=$top/build/bin/git
-vanilla=$top/build/vanilla/bin/git
+RUNS=${RUNS:-10}
+bench=evolve
+. "$(dirname "$0")/lib.sh"
+need_patched
+need_vanilla
+need_hyperfine
 FILES=${FILES:-20000}
 STACK=${STACK:-101}
-RUNS=${RUNS:-10}
 HG_RUNS=${HG_RUNS:-3}
 REF_FORMAT=${REF_FORMAT:-files}
-test -x "$patched" || { echo "run make first" >&2; exit 1; }
-test -x "$vanilla" || { echo "run make vanilla first" >&2; exit 1; }
-command -v hyperfine >/dev/null || { echo "needs hyperfine (apt-get install hyperfine)" >&2; exit 1; }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/bench-evolve.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-export GIT_AUTHOR_NAME=A GIT_AUTHOR_EMAIL=a@example.com
-export GIT_COMMITTER_NAME=C GIT_COMMITTER_EMAIL=c@example.com
-export GIT_CONFIG_NOSYSTEM=1 HOME=$work
 export HGUSER="A <a@example.com>" HGRCPATH=$work/hgrc
 printf '[extensions]\nevolve =\n[ui]\nquiet = true\n' >"$HGRCPATH"
 

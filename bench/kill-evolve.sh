@@ -16,19 +16,14 @@
 #
 # Usage: bench/kill-evolve.sh   (TRIALS=100 STACK=30 REF_FORMAT=files|reftable)
 
-set -e
-top=$(cd "$(dirname "$0")/.." && pwd)
-git=$top/build/bin/git
+bench=kill-evolve
+. "$(dirname "$0")/lib.sh"
+need_patched
+git=$patched
 TRIALS=${TRIALS:-100}
 STACK=${STACK:-30}
 REF_FORMAT=${REF_FORMAT:-files}
-test -x "$git" || { echo "run make first" >&2; exit 1; }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/kill-evolve.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-export GIT_AUTHOR_NAME=A GIT_AUTHOR_EMAIL=a@example.com
-export GIT_COMMITTER_NAME=C GIT_COMMITTER_EMAIL=c@example.com
-export GIT_CONFIG_NOSYSTEM=1 HOME=$work GIT_TEST_ENABLE_CHANGES=true
+export GIT_TEST_ENABLE_CHANGES=true
 # Fixed dates: every run makes the same commits and metacommits.
 export GIT_AUTHOR_DATE="1700000000 +0000" GIT_COMMITTER_DATE="1700000000 +0000"
 

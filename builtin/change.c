@@ -200,7 +200,7 @@ static int change_list(int argc, const char **argv, const char *prefix,
 		OPT_END(),
 	};
 	struct string_list patterns = STRING_LIST_INIT_NODUP;
-	struct string_list refnames = STRING_LIST_INIT_NODUP;
+	struct string_list refnames = STRING_LIST_INIT_DUP;
 	struct string_list shown = STRING_LIST_INIT_NODUP;
 	struct string_list_item *item;
 	struct change_table table;
@@ -222,9 +222,17 @@ static int change_list(int argc, const char **argv, const char *prefix,
 		kinds |= CHANGE_KIND_REMOTE;
 	if (hidden)
 		kinds |= CHANGE_KIND_HIDDEN;
+	/*
+	 * Names alone come from the refs, without reading 10,000 commits;
+	 * the other forms read them, and skip malformed metacommits.
+	 */
 	change_table_init(&table);
-	change_table_add_kinds(&table, repo, kinds);
-	change_table_refnames(&table, &refnames);
+	if (verbose || porcelain || format.format) {
+		change_table_add_kinds(&table, repo, kinds);
+		change_table_refnames(&table, &refnames);
+	} else {
+		change_refnames(repo, kinds, &refnames);
+	}
 	for_each_string_list_item(item, &refnames) {
 		int len = strlen(display_name(item->string));
 

@@ -319,9 +319,13 @@ test_expect_success 'malformed metacommits are rejected' '
 		EOF
 		bad=$(git hash-object --literally -t commit -w malformed) &&
 		git update-ref refs/metas/malformed $bad &&
-		git change list >actual 2>err &&
+		git change list -v >actual 2>err &&
 		test_grep "ignoring ${SQ}refs/metas/malformed${SQ}: metacommit $bad" err &&
 		test_grep ! malformed actual &&
+		# names alone are listed without reading the commits
+		git change list >actual 2>err &&
+		test_grep "^metas/malformed\$" actual &&
+		test_must_be_empty err &&
 		test_must_fail git change update -c $bad 2>err &&
 		test_grep "error: metacommit $bad has" err &&
 		git fsck 2>err &&

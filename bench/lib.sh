@@ -1,0 +1,102 @@
+# bench/lib.sh: what the benchmarks share; not a benchmark itself.
+#
+#   bench=<name>
+#   . "$(dirname "$0")/lib.sh"
+#
+# sets $top, $patched (build/bin/git), $vanilla (build/vanilla/bin/git),
+# $RUNS (default 30) and a scratch directory $work, removed on exit, that is
+# also $HOME; fixes the identities so that runs are comparable.
+
+set -e
+top=$(cd "$(dirname "$0")/.." && pwd)
+patched=$top/build/bin/git
+vanilla=$top/build/vanilla/bin/git
+RUNS=${RUNS:-30}
+
+need_patched () {
+	test -x "$patched" || { echo "run make first" >&2; exit 1; }
+}
+
+need_vanilla () {
+	test -x "$vanilla" || { echo "run make vanilla first" >&2; exit 1; }
+}
+
+need_hyperfine () {
+	command -v hyperfine >/dev/null || {
+		echo "needs hyperfine (apt-get install hyperfine)" >&2
+		exit 1
+	}
+}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-$bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export GIT_AUTHOR_NAME=A GIT_AUTHOR_EMAIL=a@example.com
+export GIT_COMMITTER_NAME=C GIT_COMMITTER_EMAIL=c@example.com
+export GIT_CONFIG_NOSYSTEM=1 HOME=$work
+
+# The median of the first command of a hyperfine --export-json file, in ms.
+median () {
+	sed -n 's/.*"median": *\([0-9.e-]*\).*/\1/p' "$1" | head -n 1 |
+		awk '{ printf "%.2f", $1 * 1000 }'
+}
+
+ratio () {
+	awk -v v="$1" -v p="$2" 'BEGIN { printf "%.3f", p / v }'
+}
+
+# Time the command "$2" with hyperfine ($RUNS runs after 3 warm-ups) into
+# the JSON file "$1".
+time_into () {
+	hyperfine --shell=bash -w 3 -r "$RUNS" --export-json "$1" "$2" >/dev/null 2>&1
+}
+
+# make_changes_repo <n> <dir>: a repository with <n> changes, made with the
+# unpatched git only: <n> commits on a side line, each with a change under
+# refs/metas/; every tenth change has been amended once (points at a
+# metacommit). Refs are packed, as they would be after a while.
+make_changes_repo () {
+	n=$1 dir=$2
+	"$vanilla" init -q -b main "$dir"
+	(
+		cd "$dir"
+		echo base >file && "$vanilla" add file && "$vanilla" commit -q -m base
+		test "$n" -gt 0 || exit 0
+		i=0
+		{
+			while test $i -lt "$n"
+			do
+				i=$((i + 1))
+				printf 'commit refs/heads/side\nmark :%d\n' $i
+				printf 'committer C <c@example.com> %d +0000\n' $((1700000000 + i))
+				printf 'data <<EOT\nwork item %d\nEOT\n' $i
+				printf 'M 644 inline f%d\ndata <<EOT\n%d\nEOT\n\n' $i $i
+			done
+			printf 'checkpoint\n'
+		} | "$vanilla" fast-import --quiet --export-marks=marks
+		empty=$("$vanilla" hash-object -t tree -w /dev/null)
+		while read -r mark oid
+		do
+			i=${mark#:}
+			if test $((i % 10)) = 0
+			then
+				printf 'tree %s\nparent %s\nparent %s\nauthor C <c@example.com> 1700000000 +0000\ncommitter C <c@example.com> 1700000000 +0000\nparent-type c r\n\nchange update\n' \
+					"$empty" "$oid" "$oid" >"meta$i"
+				echo "$PWD/meta$i"
+			fi
+		done <marks >meta-paths
+		"$vanilla" hash-object -t commit -w --literally --stdin-paths <meta-paths >meta-oids
+		paste -d' ' meta-paths meta-oids | while read -r path oid
+		do
+			i=${path##*/meta}
+			echo "create refs/metas/c$i $oid"
+		done >updates
+		while read -r mark oid
+		do
+			i=${mark#:}
+			test $((i % 10)) = 0 || echo "create refs/metas/c$i $oid"
+		done <marks >>updates
+		"$vanilla" update-ref --stdin <updates
+		"$vanilla" pack-refs --all
+		rm -f meta* marks updates
+	)
+}

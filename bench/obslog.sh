@@ -1,0 +1,43 @@
+#!/bin/sh
+# bench/obslog.sh: `git log --obslog` of a change with 1,000 versions (made
+# by 999 `git commit --amend`s of the patched git), against the unpatched
+# `git log --oneline` of the same change ref, which walks the same
+# metacommits and commits as history. Medians, ratio patched/vanilla.
+#
+# Usage: bench/obslog.sh [<number of versions>]   (default 1000; RUNS=30)
+
+bench=obslog
+. "$(dirname "$0")/lib.sh"
+need_patched
+need_vanilla
+need_hyperfine
+
+n=${1:-1000}
+repo=$work/repo
+"$patched" init -q -b main "$repo"
+(
+	cd "$repo"
+	echo 0 >file && "$patched" add file && "$patched" commit -q -m "the change"
+	i=1
+	while test $i -lt "$n"
+	do
+		echo $i >file
+		"$patched" commit -q -a --amend --no-edit --date="@$((1700000000 + i)) +0000"
+		i=$((i + 1))
+	done
+	"$patched" gc -q
+)
+change=$("$patched" -C "$repo" change list)
+test "$("$patched" -C "$repo" log --obslog | wc -l)" = "$n" || {
+	echo "git log --obslog does not show the $n versions" >&2
+	exit 1
+}
+
+time_into "$work/vanilla.json" "$vanilla -C $repo log --oneline refs/$change"
+time_into "$work/patched.json" "$patched -C $repo log --obslog $change"
+v=$(median "$work/vanilla.json") p=$(median "$work/patched.json")
+printf '%-44s %10s\n' command median/ms \
+	"vanilla log --oneline refs/$change" "$v" \
+	"patched log --obslog $change" "$p" \
+	ratio "$(ratio "$v" "$p")"
+echo "($n versions, $(nproc) cores, $(uname -m), $RUNS runs each, medians)"

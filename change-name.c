@@ -93,18 +93,42 @@ void change_name_from_subject(const char *subject, size_t len,
 }
 
 /*
- * Whether `name`, as given by a hook, can name a change. It must make a
- * valid ref below refs/metas/, and must not start like the longer forms
- * that name a change on the command line ("metas/<name>",
- * "refs/metas/<name>"), where it could not be told apart from them.
+ * The longest path component a hook may give. Files are named after refs,
+ * and file systems limit a name to 255 bytes, which must leave room for
+ * ".lock" and the suffix ("-123") that makes a name unique.
  */
-static int usable_change_name(const char *name)
+#define CHANGE_NAME_COMPONENT_MAX 200
+
+static int components_fit(const char *name)
+{
+	while (*name) {
+		size_t len = strcspn(name, "/");
+
+		if (len > CHANGE_NAME_COMPONENT_MAX)
+			return 0;
+		name += len;
+		if (*name)
+			name++;
+	}
+	return 1;
+}
+
+/*
+ * Whether `name` (`len` bytes), as given by a hook, can name a change. It
+ * must make a valid ref below refs/metas/ that the ref backends can store,
+ * and must not start like the longer forms that name a change on the
+ * command line ("metas/<name>", "refs/metas/<name>"), where it could not be
+ * told apart from them.
+ */
+static int usable_change_name(const char *name, size_t len)
 {
 	struct strbuf refname = STRBUF_INIT;
 	int ok;
 
+	if (!len || strlen(name) != len || !components_fit(name))
+		return 0;
 	strbuf_addf(&refname, "refs/metas/%s", name);
-	ok = *name && !starts_with(name, "metas/") && !starts_with(name, "refs/") &&
+	ok = !starts_with(name, "metas/") && !starts_with(name, "refs/") &&
 	     !check_refname_format(refname.buf, 0);
 	strbuf_release(&refname);
 	return ok;
@@ -133,9 +157,10 @@ static int change_name_from_hook(struct repository *r, struct commit *commit,
 	strbuf_trim(&output);
 	if (!output.len)
 		goto out;
-	if (!usable_change_name(output.buf)) {
-		warning(_("ignoring change name '%s' from the change-name hook"),
-			output.buf);
+	if (!usable_change_name(output.buf, output.len)) {
+		/* The name may be anything: show only its start. */
+		warning(_("ignoring change name '%.*s' from the change-name hook"),
+			(int)strnlen(output.buf, 64), output.buf);
 		goto out;
 	}
 	strbuf_addbuf(out, &output);

@@ -379,6 +379,106 @@ test_expect_success 'fsck finds nothing wrong with well-formed metacommits' '
 	)
 '
 
+test_expect_success 'hostile subjects make valid names under refs/metas/' '
+	git for-each-ref --format="%(refname) %(objectname)" >refs.before &&
+	grep -v "^refs/metas/" refs.before >others.before &&
+	long=$(printf "%01000d" 0) &&
+	for subject in "../../heads/main" "refs/heads/evil" "HEAD" "x.lock" \
+		"foo..bar" "@{upstream}" "a\\b" "$(printf "tab\there\001")" \
+		"-rf /" ".hidden" "*?[" "~^:" "$long" "ünïcödé" "/" "." "@"
+	do
+		git commit -q --allow-empty -m "$subject" &&
+		git change update >out 2>err &&
+		test_grep "^Created change metas/" out &&
+		name=$(sed -n "s/^Created change //p" out) &&
+		git check-ref-format "refs/$name" &&
+		test_cmp_rev "$name^{metacommit}" HEAD 2>/dev/null ||
+		test_cmp_rev "refs/$name" HEAD || return 1
+	done &&
+	git for-each-ref --format="%(refname) %(objectname)" >refs.after &&
+	grep -v "^refs/metas/" refs.after >others.after &&
+	test_cmp others.before others.after
+'
+
+test_expect_success 'a hostile change-name hook cannot name a ref outside refs/metas/' '
+	git for-each-ref --format="%(refname) %(objectname)" |
+		grep -v "^refs/metas/" >others.before &&
+	for script in "printf \"a\\nrefs/heads/evil\\n\"" \
+		"printf \"../../HEAD\"" "printf \"/etc/passwd\"" \
+		"printf \"a\\000b\"" "printf \"%05000d\" 0" \
+		"printf \"\\n\\n\"" "cat /dev/zero | head -c 100000" \
+		"printf \"refs/metas/../../heads/main\""
+	do
+		write_script .git/hooks/change-name <<-EOF &&
+		$script
+		EOF
+		git commit -q --allow-empty -m "hooked" &&
+		git change update >out 2>err &&
+		name=$(sed -n "s/^Created change //p" out) &&
+		test -n "$name" &&
+		git check-ref-format "refs/$name" || return 1
+	done &&
+	rm .git/hooks/change-name &&
+	git for-each-ref --format="%(refname) %(objectname)" |
+		grep -v "^refs/metas/" >others.after &&
+	test_cmp others.before others.after &&
+	test_must_fail git rev-parse --verify -q refs/heads/evil
+'
+
+test_expect_success 'crafted metacommits fetched from a remote are skipped, not trusted' '
+	git init crafted-server &&
+	(
+		cd crafted-server &&
+		test_commit base &&
+		test_commit second &&
+		i=0 &&
+		for types in "c r" "x" "r c" "c" "c  r"
+		do
+			i=$((i + 1)) &&
+			cat >meta <<-EOF &&
+			tree $EMPTY_TREE
+			parent $(git rev-parse second)
+			parent $(git rev-parse base)
+			author A U Thor <author@example.com> 1112354055 +0200
+			committer C O Mitter <committer@example.com> 1112354055 +0200
+			parent-type $types
+
+			crafted
+			EOF
+			oid=$(git hash-object --literally -t commit -w meta) &&
+			git update-ref refs/metas/crafted-$i $oid ||
+			return 1
+		done &&
+		printf "tree %s\nparent %s\nauthor A <a@x> 1 +0000\ncommitter C <c@x> 1 +0000\nparent-type c\n\nnested\n" \
+			$EMPTY_TREE $(git rev-parse "refs/metas/crafted-1^{metacommit}") >nested &&
+		git update-ref refs/metas/nested \
+			$(git hash-object --literally -t commit -w nested)
+	) &&
+	git init crafted-client &&
+	(
+		cd crafted-client &&
+		git config fetch.fsckObjects true &&
+		git fetch --no-tags ../crafted-server \
+			"+refs/metas/*:refs/remotes/server/metas/*" 2>err &&
+		test_grep "badMetacommit" err &&
+		git for-each-ref --format="%(refname)" >refs &&
+		test_grep ! -v "^refs/remotes/server/metas/" refs &&
+		git change list -r >names &&
+		test_line_count = 6 names &&
+		git change list -r -v >out 2>err &&
+		test_grep "ignoring .refs/remotes/server/metas/crafted-2." err &&
+		test_grep "crafted-1" out &&
+		git change list >local &&
+		test_must_be_empty local &&
+		git fsck 2>err &&
+		test_grep "refs/remotes/server/metas/crafted-2: malformed metacommit" err &&
+		test_grep "refs/remotes/server/metas/nested: the content of metacommit" err &&
+		git evolve >out &&
+		git log --all --oneline >log &&
+		test_grep ! crafted log
+	)
+'
+
 test_expect_success 'rename a change, keeping its reflog' '
 	git init rename &&
 	(

@@ -1513,9 +1513,25 @@ static int obslog_start(struct repository *r, const char *name,
 	return ret;
 }
 
+/* The commit of the version `oid` (a metacommit, or a commit). */
+static void version_content(struct repository *r, const struct object_id *oid,
+			    struct object_id *content)
+{
+	struct metacommit_data data = METACOMMIT_DATA_INIT;
+	struct commit *commit = lookup_commit_reference_gently(r, oid, 1);
+	struct strbuf err = STRBUF_INIT;
+
+	if (commit && parse_metacommit(r, commit, &data, &err) > 0)
+		oidcpy(content, &data.content);
+	else
+		oidcpy(content, oid);
+	metacommit_data_clear(&data);
+	strbuf_release(&err);
+}
+
 static void obslog_add(struct repository *r, struct obslog_entry **entries,
 		       size_t *nr, size_t *alloc, const struct object_id *commit,
-		       struct commit *meta)
+		       struct commit *meta, const struct object_id *previous)
 {
 	struct obslog_entry *entry;
 	struct commit *c = meta ? meta : lookup_commit_reference_gently(r, commit, 1);
@@ -1524,6 +1540,10 @@ static void obslog_add(struct repository *r, struct obslog_entry **entries,
 	entry = &(*entries)[(*nr)++];
 	memset(entry, 0, sizeof(*entry));
 	oidcpy(&entry->commit, commit);
+	if (previous)
+		version_content(r, previous, &entry->previous);
+	else
+		oidclr(&entry->previous, r->hash_algo);
 	if (c && !repo_parse_commit(r, c))
 		entry->date = c->date;
 	if (meta) {
@@ -1572,9 +1592,10 @@ int evolve_obslog(struct repository *r, const char *name,
 			continue;
 		if (parse_metacommit(r, commit, &data, &scratch) <= 0) {
 			/* A first version: a commit without a metacommit. */
-			obslog_add(r, entries, nr, &alloc, &oid, NULL);
+			obslog_add(r, entries, nr, &alloc, &oid, NULL, NULL);
 		} else {
-			obslog_add(r, entries, nr, &alloc, &data.content, commit);
+			obslog_add(r, entries, nr, &alloc, &data.content, commit,
+				   data.replace.nr ? &data.replace.oid[0] : NULL);
 			for (size_t i = 0; i < data.replace.nr; i++)
 				oid_array_append(&queue, &data.replace.oid[i]);
 		}
@@ -1586,6 +1607,44 @@ int evolve_obslog(struct repository *r, const char *name,
 	oidset_clear(&seen);
 	strbuf_release(&scratch);
 	return 0;
+}
+
+int obslog_rebased_tree(struct repository *r, struct commit *older,
+			struct commit *newer, struct object_id *tree)
+{
+	struct commit *older_parent, *newer_parent;
+	struct merge_options opt;
+	struct merge_result result = { 0 };
+	struct tree *empty = lookup_tree(r, r->hash_algo->empty_tree);
+	int ret = -1;
+
+	if (repo_parse_commit(r, older) || repo_parse_commit(r, newer))
+		return -1;
+	older_parent = older->parents ? older->parents->item : NULL;
+	newer_parent = newer->parents ? newer->parents->item : NULL;
+	if (older_parent == newer_parent) {
+		oidcpy(tree, get_commit_tree_oid(older));
+		return 0;
+	}
+	if ((older_parent && repo_parse_commit(r, older_parent)) ||
+	    (newer_parent && repo_parse_commit(r, newer_parent)))
+		return -1;
+
+	init_basic_merge_options(&opt, r);
+	opt.show_rename_progress = 0;
+	opt.ancestor = "older parent";
+	opt.branch1 = "newer parent";
+	opt.branch2 = "older version";
+	merge_incore_nonrecursive(&opt,
+				  older_parent ? repo_get_commit_tree(r, older_parent) : empty,
+				  newer_parent ? repo_get_commit_tree(r, newer_parent) : empty,
+				  repo_get_commit_tree(r, older), &result);
+	if (result.clean > 0) {
+		oidcpy(tree, &result.tree->object.oid);
+		ret = 0;
+	}
+	merge_finalize(&opt, &result);
+	return ret;
 }
 
 void obslog_entries_release(struct obslog_entry *entries, size_t nr)

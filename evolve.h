@@ -163,6 +163,11 @@ struct obslog_entry {
 	struct object_id meta;
 	/* What made it (the metacommit's message), or NULL. */
 	char *operation;
+	/*
+	 * The commit of the (first) version it replaced, or the null oid for
+	 * a first version.
+	 */
+	struct object_id previous;
 	timestamp_t date;
 };
 
@@ -176,6 +181,17 @@ struct obslog_entry {
 int evolve_obslog(struct repository *r, const char *name,
 		  struct obslog_entry **entries, size_t *nr, struct strbuf *err);
 void obslog_entries_release(struct obslog_entry *entries, size_t nr);
+
+/*
+ * For "git log --obslog -p": the tree of the `older` version of a commit
+ * rebased, in memory, onto the parent of the `newer` one, so that the diff
+ * from it to `newer` shows what was edited rather than what the parent
+ * brought. Returns 0 and sets `tree`, or -1 if the rebase conflicts (then
+ * diff against `older` itself). The merged trees are written to the
+ * object database.
+ */
+int obslog_rebased_tree(struct repository *r, struct commit *older,
+			struct commit *newer, struct object_id *tree);
 
 /*
  * "git change forget": delete the changes `names` (refnames, each `util`

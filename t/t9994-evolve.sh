@@ -720,6 +720,68 @@ test_expect_success 'log --obslog lists the versions of a change' '
 	)
 '
 
+test_expect_success 'log --obslog -p shows the edits, not what a rebase brought' '
+	git init obslog-patch &&
+	(
+		cd obslog-patch &&
+		test_write_lines a b c >file &&
+		git add file &&
+		git commit -q -m base &&
+		git tag base &&
+		echo x >work &&
+		git add work &&
+		test_tick &&
+		git commit -q -m "the work" &&
+		first=$(git rev-parse --short HEAD) &&
+		echo y >>work &&
+		test_tick &&
+		git commit -q -a --amend --no-edit &&
+		second=$(git rev-parse --short HEAD) &&
+		git checkout -q base &&
+		test_write_lines A b c >file &&
+		test_tick &&
+		git commit -q -a -m upstream &&
+		git tag up &&
+		git checkout -q metas/work &&
+		test_tick &&
+		git rebase -q up &&
+		git log --obslog -p >actual &&
+		sed -e "s/^index .*/index/" actual >actual.cleaned &&
+		cat >expect <<-EOF &&
+		$(git rev-parse --short HEAD) rebase: the work
+		$second commit (amend): the work
+		diff --git a/work b/work
+		index
+		--- a/work
+		+++ b/work
+		@@ -1 +1,2 @@
+		 x
+		+y
+		$first the work
+		EOF
+		test_cmp expect actual.cleaned
+	)
+'
+
+test_expect_success 'log --obslog -p shows the whole difference if the rebase conflicts' '
+	(
+		cd obslog-patch &&
+		git checkout -q --detach base &&
+		test_write_lines mine b c >file &&
+		test_tick &&
+		git commit -q -a -m edit &&
+		test_must_fail git rebase -q up 2>/dev/null &&
+		test_write_lines merged b c >file &&
+		git add file &&
+		test_tick &&
+		GIT_EDITOR=true git rebase --continue &&
+		git log --obslog -p metas/edit >actual &&
+		test_grep "does not rebase cleanly" actual &&
+		test_grep "^-mine" actual &&
+		test_grep "^+merged" actual
+	)
+'
+
 test_expect_success 'log --obslog follows both sides of a merge --amend' '
 	(
 		cd merge-amend &&

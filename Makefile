@@ -25,7 +25,7 @@ endif
 export UPSTREAM_TARBALL UPSTREAM_GIT UPSTREAM_SHA256 T TEST_MODES
 
 .PHONY: all deps fetch assemble vanilla leak asan test test-ours test-leak test-asan \
-	test-upstream check-meson bench demo install clean distclean
+	test-upstream check-meson bench demo install series clean distclean
 
 all: assemble
 	$(MAKE) -C $(TREE) -j$(JOBS) $(GIT_OPTS) all
@@ -89,6 +89,10 @@ check-meson: assemble
 	$(MAKE) -C $(TREE)/t check-meson
 	$(MAKE) -C $(TREE)/Documentation lint-docs-meson
 
+# The project as a mailable series (patches/steps) in build/series.
+series: fetch
+	@sh scripts/series.sh
+
 # Benchmarks against the unpatched build; never part of make test.
 bench: all vanilla
 	@sh scripts/install-deps.sh bench
@@ -101,7 +105,8 @@ install: all
 	$(MAKE) -C $(TREE) $(GIT_OPTS) install
 
 clean:
-	rm -rf $(TREE) $(BUILD)/leak $(BUILD)/asan $(BUILD)/bin $(BUILD)/stage $(BUILD)/stage.list
+	rm -rf $(TREE) $(BUILD)/leak $(BUILD)/asan $(BUILD)/bin $(BUILD)/stage $(BUILD)/stage.list \
+		$(BUILD)/series $(BUILD)/series-repo $(BUILD)/series-steps
 
 distclean:
 	rm -rf $(BUILD)

@@ -68,7 +68,7 @@ $(echo "$unknown" | sed 's/^/  /')"
 # The message of each step: its own, or that of its one patch.
 for d in "$work"/[0-9]*
 do
-	n=${d##*/}
+	n=${d##*/}; n=${n#0}
 	if test -s "$d/body"
 	then
 		{ cat "$d/subject"; echo; cat "$d/body"; } >"$d/message"

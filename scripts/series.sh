@@ -107,8 +107,8 @@ do
 	(
 		cd "$repo" &&
 		git ls-tree -r --name-only "$base" | sort | comm -12 - "$work/touched" >"$work/restore" &&
-		xargs git checkout -q "$base" -- <"$work/restore" &&
-		comm -23 "$work/touched" "$work/restore" | xargs rm -f
+		xargs -r git checkout -q "$base" -- <"$work/restore" &&
+		comm -23 "$work/touched" "$work/restore" | xargs -r rm -f
 	) || die "cannot restore upstream files in $repo"
 	for e in "$work"/[0-9]*
 	do

@@ -25,7 +25,7 @@ endif
 export UPSTREAM_TARBALL UPSTREAM_GIT UPSTREAM_SHA256 T TEST_MODES
 
 .PHONY: all deps fetch assemble vanilla leak asan test test-ours test-leak test-asan \
-	test-upstream check-meson bench demo install clean distclean
+	test-upstream check-meson bench demo install series series-check clean distclean
 
 all: assemble
 	$(MAKE) -C $(TREE) -j$(JOBS) $(GIT_OPTS) all
@@ -89,6 +89,16 @@ check-meson: assemble
 	$(MAKE) -C $(TREE)/t check-meson
 	$(MAKE) -C $(TREE)/Documentation lint-docs-meson
 
+# The project as a mailable series (patches/steps) in build/series, and
+# the check that it applies onto the pristine upstream with git am and
+# that every step builds and passes the tests it adds (not part of make
+# test: it builds each step).
+series: fetch
+	@sh scripts/series.sh
+
+series-check: series
+	@GIT_OPTS="$(GIT_OPTS)" JOBS=$(JOBS) sh scripts/series-check.sh
+
 # Benchmarks against the unpatched build; never part of make test.
 bench: all vanilla
 	@sh scripts/install-deps.sh bench
@@ -104,7 +114,9 @@ install: all
 	$(MAKE) -C $(TREE) $(GIT_OPTS) install
 
 clean:
-	rm -rf $(TREE) $(BUILD)/leak $(BUILD)/asan $(BUILD)/bin $(BUILD)/stage $(BUILD)/stage.list
+	rm -rf $(TREE) $(BUILD)/leak $(BUILD)/asan $(BUILD)/bin $(BUILD)/stage $(BUILD)/stage.list \
+		$(BUILD)/series $(BUILD)/series-repo $(BUILD)/series-steps \
+		$(BUILD)/series-check $(BUILD)/series-check-logs
 
 distclean:
 	rm -rf $(BUILD)

@@ -16,21 +16,6 @@ touched=$tree/.evolve-touched
 
 test -f "$upstream/.evolve-upstream" || die "no upstream source; run 'make fetch'"
 
-# Our files, as paths relative to the top: all but the project's own
-# machinery (this list is the README's directory map).
-overlay_files () {
-	(cd "$top" && find . \
-		\( -path ./.git -o -path ./build -o -path ./scripts \
-		   -o -path ./patches -o -path ./.ci -o -path ./bench \
-		   -o -path ./demo \) -prune \
-		-o -type f ! -name README.md ! -name Makefile ! -name .gitignore \
-		-print) | sed 's|^\./||' | sort
-}
-
-series_patches () {
-	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$top/patches/series"
-}
-
 # Upstream files a patch modifies (its "+++ b/<path>" lines).
 patched_files () {
 	series_patches | while read -r p

@@ -20,3 +20,18 @@ die () {
 say () {
 	printf '==> %s\n' "$*" >&2
 }
+
+# Our files, as paths relative to the top: all but the project's own
+# machinery (this list is the README's directory map).
+overlay_files () {
+	(cd "$top" && find . \
+		\( -path ./.git -o -path ./build -o -path ./scripts \
+		   -o -path ./patches -o -path ./.ci -o -path ./bench \
+		   -o -path ./demo \) -prune \
+		-o -type f ! -name README.md ! -name Makefile ! -name .gitignore \
+		-print) | sed 's|^\./||' | sort
+}
+
+series_patches () {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$top/patches/series"
+}

@@ -485,6 +485,63 @@ static int pick(struct evolver *ev, struct evolve_item *item,
 	return 0;
 }
 
+/*
+ * The first commit down the first-parent history of `commit` that is not
+ * a version of a change being visited, i.e. that is below the cycle those
+ * changes form; NULL if there is none.
+ */
+static struct commit *below_cycle(struct evolver *ev, struct commit *commit)
+{
+	while (commit) {
+		struct obsolete_commit *obsolete =
+			oidmap_get(&ev->obsolete, &commit->object.oid);
+		struct evolve_item *item = obsolete ? obsolete->newest :
+			oidmap_get(&ev->items, &commit->object.oid);
+
+		if (!item || item->state != ITEM_VISITING)
+			return commit;
+		if (repo_parse_commit(ev->repo, commit))
+			return NULL;
+		commit = commit->parents ? commit->parents->item : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * `item` was reached again while its parent was being evolved: the
+ * changes form a cycle (each is based on an obsolete version of the
+ * next). The design breaks it by picking one to go first, `item`: it goes
+ * onto the commit below the cycle, and the others follow onto it.
+ */
+static int break_cycle(struct evolver *ev, struct evolve_item *item)
+{
+	struct commit *base, *onto;
+	struct evolve_item *onto_item;
+	int changed = 0;
+
+	base = item->commit->parents ?
+		below_cycle(ev, item->commit->parents->item) : NULL;
+	if (!base) {
+		strbuf_addf(ev->err, _("the changes form a cycle at %s, "
+				       "with no commit below it"),
+			    item_name(item));
+		return -1;
+	}
+	onto = resolve(ev, base, &changed, &onto_item);
+	if (!onto)
+		return -1;
+	item->changed = 1;
+	item->state = ITEM_DONE;
+	if (item->abandoned)
+		item->result = onto;
+	else if (ev->opts->dry_run)
+		add_step(ev, EVOLVE_STEP_REBASE, item,
+			 describe_onto(ev, onto_item, onto));
+	else if (pick(ev, item, onto, describe_onto(ev, onto_item, onto)))
+		return -1;
+	return 0;
+}
+
 static int visit(struct evolver *ev, struct evolve_item *item)
 {
 	struct commit *parent, *onto;
@@ -493,11 +550,8 @@ static int visit(struct evolver *ev, struct evolve_item *item)
 
 	if (item->state == ITEM_DONE)
 		return 0;
-	if (item->state == ITEM_VISITING) {
-		strbuf_addf(ev->err, _("the changes form a cycle at %s"),
-			    item_name(item));
-		return -1;
-	}
+	if (item->state == ITEM_VISITING)
+		return break_cycle(ev, item);
 	item->state = ITEM_VISITING;
 	item->result = item->commit;
 
@@ -537,6 +591,8 @@ static int visit(struct evolver *ev, struct evolve_item *item)
 		onto = resolve(ev, parent, &changed, &onto_item);
 		if (!onto)
 			return -1;
+		if (item->state == ITEM_DONE)
+			return 0;	/* it went first to break a cycle */
 		if (item->abandoned) {
 			/*
 			 * Drop it: its children go onto its parent. This is

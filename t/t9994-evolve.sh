@@ -931,6 +931,37 @@ test_expect_success 'change prune hides obsolete, abandoned and landed changes' 
 	)
 '
 
+test_expect_success 'a cycle of changes is broken: one goes first' '
+	git init cycle &&
+	(
+		cd cycle &&
+		test_commit X &&
+		test_commit --no-tag first a &&
+		git tag A1 &&
+		test_commit --no-tag second b &&
+		git tag B1 &&
+		# each change rebased onto the old version of the other
+		test_env GIT_TEST_ENABLE_CHANGES=false \
+			test_commit --no-tag "first again" a2 &&
+		git change update -c HEAD -r A1 &&
+		git checkout -q --detach A1 &&
+		test_env GIT_TEST_ENABLE_CHANGES=false \
+			test_commit --no-tag "second again" b2 &&
+		git change update -c HEAD -r B1 &&
+		git evolve >out &&
+		cat >expect <<-\EOF &&
+		rebasing metas/first onto metas/x
+		rebasing metas/second onto metas/first
+		EOF
+		test_cmp expect out &&
+		test_cmp_rev metas/first^ X &&
+		test_cmp_rev metas/second^ metas/first &&
+		git ls-tree -r --name-only metas/second >files &&
+		test_write_lines X.t a2 b2 >expect &&
+		test_cmp expect files
+	)
+'
+
 test_expect_success 'a merge commit that would move is refused' '
 	git init merges &&
 	(

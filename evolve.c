@@ -55,6 +55,8 @@ struct evolve_item {
 struct obsolete_commit {
 	struct oidmap_entry entry;
 	struct evolve_item *newest;
+	/* How many versions of the commit came after it (at least 1). */
+	unsigned behind;
 	/* Another change that replaces it too, or NULL. */
 	struct evolve_item *divergent;
 };
@@ -199,7 +201,7 @@ static void load_items(struct evolver *ev)
 }
 
 static void mark_obsolete(struct evolver *ev, const struct object_id *oid,
-			  struct evolve_item *newest)
+			  struct evolve_item *newest, unsigned behind)
 {
 	struct obsolete_commit *obsolete;
 	struct evolve_item *item = oidmap_get(&ev->items, oid);
@@ -218,9 +220,12 @@ static void mark_obsolete(struct evolver *ev, const struct object_id *oid,
 		obsolete = xcalloc(1, sizeof(*obsolete));
 		oidcpy(&obsolete->entry.oid, oid);
 		obsolete->newest = newest;
+		obsolete->behind = behind;
 		oidmap_put(&ev->obsolete, obsolete);
 	} else if (obsolete->newest != newest && !obsolete->divergent) {
 		obsolete->divergent = newest;
+	} else if (obsolete->newest == newest && behind < obsolete->behind) {
+		obsolete->behind = behind;
 	}
 }
 
@@ -231,15 +236,22 @@ static void mark_obsolete(struct evolver *ev, const struct object_id *oid,
 static void mark_history_obsolete(struct evolver *ev, struct evolve_item *item,
 				  const struct change_head *head)
 {
+	/* Metacommits to look at, and how far each is from the head. */
 	struct oid_array queue = OID_ARRAY_INIT;
+	unsigned *depth = NULL;
+	size_t depth_alloc = 0;
 	struct oidset seen = OIDSET_INIT;
 	struct strbuf err = STRBUF_INIT;
 
-	if (!oideq(&head->head, &head->content))
+	if (!oideq(&head->head, &head->content)) {
 		oid_array_append(&queue, &head->head);
+		ALLOC_GROW(depth, queue.nr, depth_alloc);
+		depth[0] = 0;
+	}
 	while (queue.nr) {
 		struct metacommit_data data = METACOMMIT_DATA_INIT;
 		struct object_id oid = queue.oid[--queue.nr];
+		unsigned behind = depth[queue.nr] + 1;
 		struct commit *meta = lookup_commit(ev->repo, &oid);
 
 		if (!meta || oidset_insert(&seen, &oid) ||
@@ -252,10 +264,12 @@ static void mark_history_obsolete(struct evolver *ev, struct evolve_item *item,
 
 			if (commit &&
 			    parse_metacommit(ev->repo, commit, &old, &err) > 0) {
-				mark_obsolete(ev, &old.content, item);
+				mark_obsolete(ev, &old.content, item, behind);
 				oid_array_append(&queue, replaced);
+				ALLOC_GROW(depth, queue.nr, depth_alloc);
+				depth[queue.nr - 1] = behind;
 			} else {
-				mark_obsolete(ev, replaced, item);
+				mark_obsolete(ev, replaced, item, behind);
 			}
 			metacommit_data_clear(&old);
 		}
@@ -263,6 +277,7 @@ static void mark_history_obsolete(struct evolver *ev, struct evolve_item *item,
 		metacommit_data_clear(&data);
 		strbuf_reset(&err);
 	}
+	free(depth);
 	oid_array_clear(&queue);
 	oidset_clear(&seen);
 	strbuf_release(&err);
@@ -1843,4 +1858,22 @@ int prune_changes(struct repository *r, const struct string_list *upstreams,
 	string_list_clear(&refnames, 0);
 	evolver_release(&ev);
 	return ret;
+}
+
+void for_each_obsolete_commit(struct repository *r, each_obsolete_fn fn,
+			      void *cb_data)
+{
+	struct evolver ev;
+	struct strbuf err = STRBUF_INIT;
+	struct oidmap_iter iter;
+	struct obsolete_commit *obsolete;
+
+	evolver_init(&ev, r, &err);
+	load_changes(&ev);
+	oidmap_iter_init(&ev.obsolete, &iter);
+	while ((obsolete = oidmap_iter_next(&iter)))
+		fn(&obsolete->entry.oid, obsolete->newest->refnames.items[0].string,
+		   obsolete->behind, cb_data);
+	evolver_release(&ev);
+	strbuf_release(&err);
 }

@@ -231,4 +231,17 @@ struct pruned_change {
 int prune_changes(struct repository *r, const struct string_list *upstreams,
 		  int dry_run, struct string_list *pruned, struct strbuf *err);
 
+/*
+ * Call `fn` for each obsolete commit: a commit replaced, in the history
+ * of a change under refs/metas/, by a newer version, that is not itself
+ * the commit of a change. `change` is the refname of (one of) the changes
+ * holding its newest version and `behind` how many versions came after
+ * it (along one path of the change's history). In no particular order.
+ */
+typedef void each_obsolete_fn(const struct object_id *obsolete,
+			      const char *change, unsigned behind,
+			      void *cb_data);
+void for_each_obsolete_commit(struct repository *r, each_obsolete_fn fn,
+			      void *cb_data);
+
 #endif /* EVOLVE_H */

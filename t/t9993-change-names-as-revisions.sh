@@ -225,4 +225,33 @@ test_expect_success 'log --decorate shows a change on the commit it holds' '
 	test_grep "$(printf "\\033\\[34mmetas/first-version")" actual
 '
 
+test_expect_success 'log --decorate marks obsolete commits' '
+	git init obsolete &&
+	(
+		cd obsolete &&
+		test_commit --no-tag "the change" file one &&
+		git tag v1 &&
+		test_tick &&
+		git commit -q --amend -m "the change, again" &&
+		git tag v2 &&
+		git log --decorate --format="%D" -1 v1 >actual &&
+		echo "obsolete, 1 commit behind metas/change, tag: v1" >expect &&
+		test_cmp expect actual &&
+		git -c color.decorate.obsolete=blue log --decorate --color=always \
+			--format="%C(auto)%d" -1 v1 >actual &&
+		test_grep "$(printf "\033\[34mobsolete, 1 commit behind")" actual &&
+		git log --decorate --decorate-refs=refs/tags/ --format="%D" -1 v1 >actual &&
+		echo "tag: v1" >expect &&
+		test_cmp expect actual &&
+		test_tick &&
+		git commit -q --amend -m "the change, once more" &&
+		git log --decorate --format="%D" -1 v1 >actual &&
+		echo "obsolete, 2 commits behind metas/change, tag: v1" >expect &&
+		test_cmp expect actual &&
+		git log --decorate --format="%D" -1 v2 >actual &&
+		echo "obsolete, 1 commit behind metas/change, tag: v2" >expect &&
+		test_cmp expect actual
+	)
+'
+
 test_done

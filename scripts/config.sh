@@ -27,7 +27,7 @@ overlay_files () {
 	(cd "$top" && find . \
 		\( -path ./.git -o -path ./build -o -path ./scripts \
 		   -o -path ./patches -o -path ./.ci -o -path ./bench \
-		   -o -path ./demo \) -prune \
+		   -o -path ./demo -o -path ./fuzz \) -prune \
 		-o -type f ! -name README.md ! -name Makefile ! -name .gitignore \
 		-print) | sed 's|^\./||' | sort
 }

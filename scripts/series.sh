@@ -122,7 +122,7 @@ do
 			cat "$work/patch.log" >&2
 			die "step $k ($subject): patches/$p does not apply"
 		}
-		grep -i 'fuzz' "$work/patch.log" | sed "s|^|warning: step $k, $p: |" >&2
+		grep -i 'with fuzz' "$work/patch.log" | sed "s|^|warning: step $k, $p: |" >&2
 		:
 	done || exit 1
 	while read -r f

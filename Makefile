@@ -25,7 +25,7 @@ endif
 export UPSTREAM_TARBALL UPSTREAM_GIT UPSTREAM_SHA256 T TEST_MODES
 
 .PHONY: all deps fetch assemble vanilla leak asan test test-ours test-leak test-asan \
-	test-upstream check-meson bench demo install series series-check fuzz clean distclean
+	test-upstream check-meson check-help bench demo install series series-check fuzz clean distclean
 
 all: assemble
 	$(MAKE) -C $(TREE) -j$(JOBS) $(GIT_OPTS) all
@@ -81,7 +81,7 @@ fuzz: fetch
 test: all
 	@sh scripts/run-tests.sh ours $(TREE)
 ifndef T
-	@$(MAKE) --no-print-directory test-leak test-asan
+	@$(MAKE) --no-print-directory check-help test-leak test-asan
 	@sh scripts/run-tests.sh upstream $(TREE)
 endif
 
@@ -128,11 +128,26 @@ bench: all vanilla
 demo: all
 	@sh scripts/demo.sh $(BUILD)/bin/git
 
+# The manual pages are built with asciidoctor and xmlto, as Debian builds
+# git's: "git help change" then works from the installed build.
+DOC_OPTS = USE_ASCIIDOCTOR=YesPlease
+
 install: all
-	$(MAKE) -C $(TREE) $(GIT_OPTS) install
+	@sh scripts/install-deps.sh docs
+	$(MAKE) -C $(TREE) $(GIT_OPTS) $(DOC_OPTS) install install-man
+
+# What "make install" installs, staged in build/check-help (DESTDIR, as a
+# package is made); "git help" must show our pages from there.
+check-help: all
+	@sh scripts/install-deps.sh docs
+	@rm -rf $(BUILD)/check-help
+	@$(MAKE) --no-print-directory -C $(TREE) -j$(JOBS) $(GIT_OPTS) $(DOC_OPTS) \
+		DESTDIR=$(CURDIR)/$(BUILD)/check-help install install-man >$(BUILD)/check-help.log 2>&1 || \
+		{ tail -n 20 $(BUILD)/check-help.log; exit 1; }
+	@sh scripts/check-help.sh $(BUILD)/check-help
 
 clean:
-	rm -rf $(TREE) $(BUILD)/leak $(BUILD)/asan $(BUILD)/fuzz $(BUILD)/bin $(BUILD)/stage $(BUILD)/stage.list \
+	rm -rf $(TREE) $(BUILD)/leak $(BUILD)/asan $(BUILD)/fuzz $(BUILD)/check-help $(BUILD)/bin $(BUILD)/stage $(BUILD)/stage.list \
 		$(BUILD)/series $(BUILD)/series-repo $(BUILD)/series-steps \
 		$(BUILD)/series-check $(BUILD)/series-check-logs
 

@@ -14,6 +14,8 @@ ca-certificates apt"
 # make bench: hyperfine times the commands; bench/evolve.sh compares with
 # Mercurial's evolve extension.
 test "$1" = bench && PACKAGES="$PACKAGES hyperfine mercurial mercurial-evolve"
+# make install, check-help: the manual pages, built as Debian builds git's.
+test "$1" = docs && PACKAGES="$PACKAGES asciidoctor xmlto docbook-xsl-ns"
 
 if ! command -v dpkg-query >/dev/null 2>&1
 then

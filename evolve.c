@@ -1414,6 +1414,7 @@ int evolve_merge_amend(struct repository *r, struct commit *other,
 	struct merge_result result = { 0 };
 	struct commit_list *bases = NULL, *parents = NULL;
 	struct commit *head = lookup_commit_reference_by_name("HEAD");
+	struct commit *version;
 	struct commit_rewrite rewrites[2];
 	struct tree *base_tree;
 	const char *message = NULL, *body;
@@ -1436,11 +1437,19 @@ int evolve_merge_amend(struct repository *r, struct commit *other,
 		return -1;
 	}
 
-	/* The two versions, merged against what they have in common. */
-	if (repo_get_merge_bases(r, head, other, &bases) < 0)
-		goto out;
-	base_tree = bases ? repo_get_commit_tree(r, bases->item) :
-		lookup_tree(r, r->hash_algo->empty_tree);
+	/*
+	 * The two versions, merged against what they have in common: their
+	 * common earlier version, or else their common ancestor.
+	 */
+	version = evolve_meta_merge_base(r, head, other);
+	if (version) {
+		base_tree = repo_get_commit_tree(r, version);
+	} else {
+		if (repo_get_merge_bases(r, head, other, &bases) < 0)
+			goto out;
+		base_tree = bases ? repo_get_commit_tree(r, bases->item) :
+			lookup_tree(r, r->hash_algo->empty_tree);
+	}
 	init_basic_merge_options(&opt, r);
 	merging = 1;
 	opt.branch1 = "HEAD";
@@ -1876,4 +1885,161 @@ void for_each_obsolete_commit(struct repository *r, each_obsolete_fn fn,
 		   obsolete->behind, cb_data);
 	evolver_release(&ev);
 	strbuf_release(&err);
+}
+
+/* A version of a commit, and the versions it was made from. */
+struct version_node {
+	struct oidmap_entry entry;
+	/* The commits it replaces or was copied from ("r" and "o" edges). */
+	struct oid_array from;
+};
+
+static void free_version_node(void *p)
+{
+	struct version_node *node = p;
+
+	oid_array_clear(&node->from);
+	free(node);
+}
+
+/* Record the edges of the metacommit `oid` and of those it comes from. */
+static void add_versions(struct repository *r, struct oidmap *versions,
+			 struct oidset *seen, const struct object_id *oid)
+{
+	struct oid_array queue = OID_ARRAY_INIT;
+	struct strbuf err = STRBUF_INIT;
+
+	oid_array_append(&queue, oid);
+	while (queue.nr) {
+		struct metacommit_data data = METACOMMIT_DATA_INIT;
+		struct object_id meta = queue.oid[--queue.nr];
+		struct commit *commit = lookup_commit(r, &meta);
+		struct version_node *node;
+
+		if (!commit || oidset_insert(seen, &meta) ||
+		    parse_metacommit(r, commit, &data, &err) <= 0)
+			goto next;
+		node = oidmap_get(versions, &data.content);
+		if (!node) {
+			node = xcalloc(1, sizeof(*node));
+			oidcpy(&node->entry.oid, &data.content);
+			oidmap_put(versions, node);
+		}
+		for (size_t i = 0; i < data.replace.nr + data.origin.nr; i++) {
+			const struct object_id *from = i < data.replace.nr ?
+				&data.replace.oid[i] :
+				&data.origin.oid[i - data.replace.nr];
+			struct object_id content;
+
+			version_content(r, from, &content);
+			oid_array_append(&node->from, &content);
+			if (!oideq(&content, from))
+				oid_array_append(&queue, from);
+		}
+	next:
+		metacommit_data_clear(&data);
+		strbuf_reset(&err);
+	}
+	oid_array_clear(&queue);
+	strbuf_release(&err);
+}
+
+/* The meta graph of every change: local, remote and hidden. */
+static void load_versions(struct repository *r, struct oidmap *versions)
+{
+	struct change_table table;
+	struct string_list refnames = STRING_LIST_INIT_NODUP;
+	struct string_list_item *name;
+	struct oidset seen = OIDSET_INIT;
+
+	change_table_init(&table);
+	change_table_add_kinds(&table, r, CHANGE_KIND_LOCAL |
+			       CHANGE_KIND_REMOTE | CHANGE_KIND_HIDDEN);
+	change_table_refnames(&table, &refnames);
+	for_each_string_list_item(name, &refnames) {
+		struct change_head *head = change_table_get(&table, name->string);
+
+		if (!oideq(&head->head, &head->content))
+			add_versions(r, versions, &seen, &head->head);
+	}
+	oidset_clear(&seen);
+	string_list_clear(&refnames, 0);
+	change_table_clear(&table);
+}
+
+struct version_depth {
+	struct oidmap_entry entry;
+	unsigned depth;
+};
+
+/* How many versions back each earlier version of `start` is (itself: 0). */
+static void earlier_versions(struct oidmap *versions,
+			     const struct object_id *start, struct oidmap *depths)
+{
+	struct version_depth *first = xcalloc(1, sizeof(*first));
+	struct oid_array queue = OID_ARRAY_INIT;
+	size_t next = 0;
+
+	oidcpy(&first->entry.oid, start);
+	oidmap_put(depths, first);
+	oid_array_append(&queue, start);
+	while (next < queue.nr) {
+		const struct object_id *oid = &queue.oid[next++];
+		struct version_node *node = oidmap_get(versions, oid);
+		unsigned depth = ((struct version_depth *)oidmap_get(depths, oid))->depth;
+
+		for (size_t i = 0; node && i < node->from.nr; i++) {
+			struct version_depth *d;
+
+			if (oidmap_get(depths, &node->from.oid[i]))
+				continue;
+			d = xcalloc(1, sizeof(*d));
+			oidcpy(&d->entry.oid, &node->from.oid[i]);
+			d->depth = depth + 1;
+			oidmap_put(depths, d);
+			oid_array_append(&queue, &node->from.oid[i]);
+		}
+	}
+	oid_array_clear(&queue);
+}
+
+struct commit *evolve_meta_merge_base(struct repository *r, struct commit *a,
+				      struct commit *b)
+{
+	struct oidmap versions = OIDMAP_INIT;
+	struct oidmap from_a = OIDMAP_INIT, from_b = OIDMAP_INIT;
+	struct oidmap_iter iter;
+	struct version_depth *d;
+	const struct object_id *best = NULL;
+	unsigned best_depth = 0;
+	struct commit *ret = NULL;
+
+	load_versions(r, &versions);
+	if (!oidmap_get_size(&versions))
+		goto out;
+	earlier_versions(&versions, &a->object.oid, &from_a);
+	earlier_versions(&versions, &b->object.oid, &from_b);
+
+	/* The version nearest to both; ties go to the smallest name. */
+	oidmap_iter_init(&from_a, &iter);
+	while ((d = oidmap_iter_next(&iter))) {
+		struct version_depth *other = oidmap_get(&from_b, &d->entry.oid);
+		unsigned depth;
+
+		if (!other)
+			continue;
+		depth = d->depth + other->depth;
+		if (!best || depth < best_depth ||
+		    (depth == best_depth && oidcmp(&d->entry.oid, best) < 0)) {
+			best = &d->entry.oid;
+			best_depth = depth;
+		}
+	}
+	if (best)
+		ret = lookup_commit_reference_gently(r, best, 1);
+out:
+	oidmap_clear_with_free(&from_a, free);
+	oidmap_clear_with_free(&from_b, free);
+	oidmap_clear_with_free(&versions, free_version_node);
+	return ret;
 }

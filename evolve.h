@@ -244,4 +244,15 @@ typedef void each_obsolete_fn(const struct object_id *obsolete,
 void for_each_obsolete_commit(struct repository *r, each_obsolete_fn fn,
 			      void *cb_data);
 
+/*
+ * The design's merge base of two versions of the same change: following
+ * the "replaces" and "origin" edges of every change (local, remote and
+ * hidden), the earlier version of the commit nearest to both `a` and `b`
+ * (one of them, if it is an earlier version of the other). Such a base is
+ * much closer to both than their common ancestor in the commit graph.
+ * Returns NULL if `a` and `b` are not versions of one change.
+ */
+struct commit *evolve_meta_merge_base(struct repository *r, struct commit *a,
+				      struct commit *b);
+
 #endif /* EVOLVE_H */

@@ -595,6 +595,46 @@ test_expect_success 'merge --amend resolves divergence as in the design' '
 	)
 '
 
+test_expect_success 'merge-base and merge --amend use the common earlier version' '
+	git init meta-base &&
+	(
+		cd meta-base &&
+		test_commit base &&
+		test_write_lines 1 2 3 4 5 >file &&
+		git add file &&
+		test_tick &&
+		git commit -q -m "the file" &&
+		v0=$(git rev-parse HEAD) &&
+		test_write_lines one 2 3 4 5 >file &&
+		test_tick &&
+		git commit -q -a --amend --no-edit &&
+		v1=$(git rev-parse HEAD) &&
+		git checkout -q --detach $v0 &&
+		test_write_lines 1 2 3 4 five >file &&
+		test_tick &&
+		git commit -q -a --amend --no-edit &&
+		v2=$(git rev-parse HEAD) &&
+		echo $v0 >expect &&
+		git merge-base $v1 $v2 >actual &&
+		test_cmp expect actual &&
+		git merge-base --all $v2 $v1 >actual &&
+		test_cmp expect actual &&
+		git merge-base $v0 $v1 >actual &&
+		test_cmp expect actual &&
+		# not versions of one change: the commit graph decides
+		git rev-parse base >expect &&
+		git merge-base base $v1 >actual &&
+		test_cmp expect actual &&
+		git merge-base --octopus $v1 $v2 >actual &&
+		test_cmp expect actual &&
+		# the common parent would make the two add the whole file
+		git merge --amend $v1 &&
+		test_write_lines one 2 3 4 five >expect &&
+		test_cmp expect file &&
+		test_cmp_rev HEAD^ base
+	)
+'
+
 test_expect_success 'merge --amend refuses a dirty tree and conflicts' '
 	(
 		cd merge-amend &&

@@ -65,6 +65,7 @@ asan: fetch
 # quick smoke run. As upstream's SANITIZE=undefined does, sha1dc is told to
 # read its input bytewise, not with misaligned loads UBSan would stop on.
 FUZZ_RUNS = 10000000
+FUZZ_JOBS = 1
 FUZZERS = metacommit change-table
 FUZZ_SANITIZE = fuzzer-no-link$(comma)address$(comma)undefined
 
@@ -74,7 +75,7 @@ fuzz: fetch
 		CFLAGS="-fsanitize=$(FUZZ_SANITIZE) -g -O1 -DSHA1DC_FORCE_ALIGNED_ACCESS" \
 		LIB_FUZZING_ENGINE="-fsanitize=fuzzer$(comma)address$(comma)undefined" \
 		fuzz-all
-	@sh scripts/fuzz.sh $(BUILD)/fuzz $(FUZZ_RUNS) $(FUZZERS)
+	@FUZZ_JOBS=$(FUZZ_JOBS) sh scripts/fuzz.sh $(BUILD)/fuzz $(FUZZ_RUNS) $(FUZZERS)
 
 # make test: our tests (both ref backends, then under LeakSanitizer), then
 # the whole upstream suite. make test T=t9990-changes.sh: just those scripts.

@@ -1,6 +1,7 @@
 #!/bin/sh
 # fuzz.sh <tree> <runs> <harness>...: run each libFuzzer harness
-# <tree>/oss-fuzz/fuzz-<harness> for <runs> executions, starting from the
+# <tree>/oss-fuzz/fuzz-<harness> for <runs> executions (split among
+# FUZZ_JOBS processes, default 1), starting from the
 # corpus kept in fuzz/corpus/<harness>/ (never written to: the inputs found
 # on the way go to build/fuzz-corpus/<harness>/, crashes and leaks to
 # build/fuzz-artifacts/<harness>/). Fails on the first harness that crashes,
@@ -17,6 +18,8 @@
 tree=$(cd "$1" && pwd) || exit 1
 runs=$2
 shift 2
+# FUZZ_JOBS=<n>: run <n> processes per harness, each doing runs/<n>.
+njobs=${FUZZ_JOBS:-1}
 
 # Leaks are errors (LeakSanitizer runs at exit and after each input that
 # seemed to leak), and so is undefined behaviour.
@@ -36,17 +39,41 @@ do
 	test -d "$seeds" || die "no corpus $seeds"
 	mkdir -p "$found" "$artifacts" || exit 1
 
-	say "fuzz-$h: $runs runs from $(ls "$seeds" | wc -l) seeds (log: $log)"
+	say "fuzz-$h: $runs runs in $njobs job(s) from $(ls "$seeds" | wc -l) seeds (log: $log)"
 	start=$(date +%s)
-	# The first corpus directory is the one libFuzzer adds to.
-	nice -n "${FUZZ_NICE:-10}" "$bin" -runs="$runs" -dict="$top/fuzz/commit.dict" \
-		-artifact_prefix="$artifacts/" -print_final_stats=1 \
-		"$found" "$seeds" >"$log" 2>&1
-	status=$?
+	# Each job does its share of the runs with a seed of its own; the
+	# first corpus directory is the one libFuzzer adds to.
+	pids=
+	j=1
+	while test $j -le $njobs
+	do
+		nice -n "${FUZZ_NICE:-10}" "$bin" -runs=$((runs / njobs)) -seed=$j \
+			-dict="$top/fuzz/commit.dict" -artifact_prefix="$artifacts/" \
+			-print_final_stats=1 "$found" "$seeds" >"$log.$j" 2>&1 &
+		pids="$pids $!"
+		j=$((j + 1))
+	done
+	status=0
+	execs=0
+	rate=0
+	j=1
+	for pid in $pids
+	do
+		wait $pid || status=$?
+	done
+	while test $j -le $njobs
+	do
+		n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log.$j")
+		r=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log.$j")
+		test -n "$n" || status=1
+		execs=$((execs + ${n:-0}))
+		rate=$((rate + ${r:-0}))
+		cat "$log.$j"
+		rm -f "$log.$j"
+		j=$((j + 1))
+	done >"$log"
 	secs=$(( $(date +%s) - start ))
-	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
-	if test $status != 0 || test -z "$execs"
+	if test $status != 0
 	then
 		tail -n 40 "$log" >&2
 		die "fuzz-$h failed (exit $status); reproduce with: $bin $artifacts/<file>"

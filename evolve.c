@@ -366,6 +366,9 @@ static void report_divergence(struct evolver *ev,
 		    repo_find_unique_abbrev(ev->repo, &obsolete->entry.oid,
 					    DEFAULT_ABBREV),
 		    item_name(obsolete->newest), item_name(obsolete->divergent));
+	if (ev->opts->auto_merge)
+		strbuf_addstr(ev->err, _("; --auto-merge could not merge them: "
+					 "they conflict"));
 	strbuf_addf(ev->err,
 		    _("\nmerge the two versions into one with\n"
 		      "  git checkout %s && git merge --amend %s\n"
@@ -629,8 +632,8 @@ static int visit(struct evolver *ev, struct evolve_item *item)
 	return 0;
 }
 
-/* Divergence stops evolve before anything moves. */
-static int check_divergence(struct evolver *ev)
+/* A divergent commit, the same one every time, or NULL. */
+static struct obsolete_commit *first_divergence(struct evolver *ev)
 {
 	struct oidmap_iter iter;
 	struct obsolete_commit *obsolete;
@@ -638,10 +641,17 @@ static int check_divergence(struct evolver *ev)
 
 	oidmap_iter_init(&ev->obsolete, &iter);
 	while ((obsolete = oidmap_iter_next(&iter)))
-		/* Report the same one every time. */
 		if (obsolete->divergent &&
 		    (!first || oidcmp(&obsolete->entry.oid, &first->entry.oid) < 0))
 			first = obsolete;
+	return first;
+}
+
+/* Divergence stops evolve before anything moves. */
+static int check_divergence(struct evolver *ev)
+{
+	struct obsolete_commit *first = first_divergence(ev);
+
 	if (!first)
 		return 0;
 	report_divergence(ev, first);
@@ -1182,6 +1192,67 @@ out:
 	return ret;
 }
 
+static int merge_versions(struct repository *r, struct commit *a,
+			  struct commit *b, struct object_id *merged,
+			  struct strbuf *err);
+static int record_merged_versions(struct repository *r, struct commit *a,
+				  struct commit *b,
+				  const struct object_id *merged,
+				  const char *reason, struct strbuf *err);
+
+/*
+ * --auto-merge: merge the two versions of a divergent commit into one that
+ * replaces both, as "git merge --amend" would, and record it; again until
+ * no divergence is left, or two versions conflict (evolve then stops on
+ * that divergence, as without the option). This happens before the
+ * changes are evolved, which then follow the merged versions.
+ */
+static int auto_merge_divergence(struct repository *r,
+				 const struct evolve_options *opts,
+				 struct evolve_result *result, struct strbuf *err)
+{
+	/* Each merge ends a divergence; never try more than there were. */
+	unsigned tries = 0, max_tries = 0;
+
+	do {
+		struct evolver ev;
+		struct obsolete_commit *divergent;
+		struct object_id merged;
+		int ret;
+
+		evolver_init(&ev, r, err);
+		ev.opts = opts;
+		ev.result = result;
+		load_changes(&ev);
+		if (!max_tries)
+			max_tries = oidmap_get_size(&ev.obsolete);
+		divergent = first_divergence(&ev);
+		if (!divergent) {
+			evolver_release(&ev);
+			return 0;
+		}
+		ret = merge_versions(r, divergent->newest->commit,
+				     divergent->divergent->commit, &merged, err);
+		if (!ret)
+			ret = record_merged_versions(r, divergent->newest->commit,
+						     divergent->divergent->commit,
+						     &merged, "evolve --auto-merge",
+						     err);
+		if (!ret)
+			add_step(&ev, EVOLVE_STEP_MERGE_DIVERGENT, divergent->newest,
+				 xstrdup(item_name(divergent->divergent)));
+		evolver_release(&ev);
+		if (ret > 0) {
+			/* Reported as a divergence, with a word about why. */
+			strbuf_reset(err);
+			return 0;
+		}
+		if (ret < 0)
+			return -1;
+	} while (++tries < max_tries);
+	return 0;
+}
+
 int evolve_changes(struct repository *r, const struct evolve_options *opts,
 		   struct evolve_result *result, struct strbuf *err)
 {
@@ -1198,6 +1269,10 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 		strbuf_addstr(err, _("no evolve in progress"));
 		return -1;
 	}
+
+	if (opts->action == EVOLVE_START && opts->auto_merge && !opts->dry_run &&
+	    auto_merge_divergence(r, opts, result, err))
+		return -1;
 
 	evolver_init(&ev, r, err);
 	ev.opts = opts;
@@ -1407,20 +1482,98 @@ static void add_parents(struct commit *commit, struct commit *skip,
 	}
 }
 
-int evolve_merge_amend(struct repository *r, struct commit *other,
-		       struct strbuf *err)
+/*
+ * Merge two versions `a` and `b` of one commit into a commit that replaces
+ * both: merged against their common earlier version (or else their common
+ * ancestor), with the parents of both (not a merge of them, when they share
+ * a parent) and the message and author of `a`. Returns 0 and sets
+ * `merged`, 1 if they conflict, -1 on error; with a message in `err`.
+ */
+static int merge_versions(struct repository *r, struct commit *a,
+			  struct commit *b, struct object_id *merged,
+			  struct strbuf *err)
 {
 	struct merge_options opt;
 	struct merge_result result = { 0 };
 	struct commit_list *bases = NULL, *parents = NULL;
-	struct commit *head = lookup_commit_reference_by_name("HEAD");
 	struct commit *version;
-	struct commit_rewrite rewrites[2];
 	struct tree *base_tree;
 	const char *message = NULL, *body;
 	char *author = NULL;
-	struct object_id merged;
 	int merging = 0, ret = -1;
+
+	if (repo_parse_commit(r, a) || repo_parse_commit(r, b)) {
+		strbuf_addstr(err, _("the versions to merge must be commits"));
+		return -1;
+	}
+	version = evolve_meta_merge_base(r, a, b);
+	if (version) {
+		base_tree = repo_get_commit_tree(r, version);
+	} else {
+		if (repo_get_merge_bases(r, a, b, &bases) < 0)
+			goto out;
+		base_tree = bases ? repo_get_commit_tree(r, bases->item) :
+			lookup_tree(r, r->hash_algo->empty_tree);
+	}
+	init_basic_merge_options(&opt, r);
+	merging = 1;
+	opt.branch1 = "HEAD";
+	opt.branch2 = "the other version";
+	opt.ancestor = "their common base";
+	opt.show_rename_progress = 0;
+	merge_incore_nonrecursive(&opt, base_tree, repo_get_commit_tree(r, a),
+				  repo_get_commit_tree(r, b), &result);
+	if (result.clean <= 0) {
+		strbuf_addstr(err, _("the two versions conflict"));
+		ret = result.clean < 0 ? -1 : 1;
+		goto out;
+	}
+
+	/* It replaces both: its parents are theirs, not them. */
+	add_parents(a, b, &parents);
+	add_parents(b, a, &parents);
+	message = repo_logmsg_reencode(r, a, NULL, get_commit_output_encoding());
+	find_commit_subject(message, &body);
+	author = commit_author(r, a);
+	if (commit_tree(body, strlen(body), &result.tree->object.oid, parents,
+			merged, author, NULL)) {
+		strbuf_addstr(err, _("could not write the merged commit"));
+		goto out;
+	}
+	ret = 0;
+
+out:
+	if (message)
+		repo_unuse_commit_buffer(r, a, message);
+	if (merging)
+		merge_finalize(&opt, &result);
+	commit_list_free(bases);
+	commit_list_free(parents);
+	free(author);
+	return ret;
+}
+
+/* Record that `merged` replaces both `a` and `b`. */
+static int record_merged_versions(struct repository *r, struct commit *a,
+				  struct commit *b,
+				  const struct object_id *merged,
+				  const char *reason, struct strbuf *err)
+{
+	struct commit_rewrite rewrites[2];
+
+	oidcpy(&rewrites[0].old, &a->object.oid);
+	oidcpy(&rewrites[0].new, merged);
+	oidcpy(&rewrites[1].old, &b->object.oid);
+	oidcpy(&rewrites[1].new, merged);
+	return record_rewrites(r, rewrites, 2, REWRITE_MODIFY, reason, err);
+}
+
+int evolve_merge_amend(struct repository *r, struct commit *other,
+		       struct strbuf *err)
+{
+	struct commit *head = lookup_commit_reference_by_name("HEAD");
+	struct object_id merged;
+	int ret;
 
 	if (!head || repo_parse_commit(r, head) || repo_parse_commit(r, other)) {
 		strbuf_addstr(err, _("HEAD and the change to merge must be commits"));
@@ -1437,63 +1590,16 @@ int evolve_merge_amend(struct repository *r, struct commit *other,
 		return -1;
 	}
 
-	/*
-	 * The two versions, merged against what they have in common: their
-	 * common earlier version, or else their common ancestor.
-	 */
-	version = evolve_meta_merge_base(r, head, other);
-	if (version) {
-		base_tree = repo_get_commit_tree(r, version);
-	} else {
-		if (repo_get_merge_bases(r, head, other, &bases) < 0)
-			goto out;
-		base_tree = bases ? repo_get_commit_tree(r, bases->item) :
-			lookup_tree(r, r->hash_algo->empty_tree);
-	}
-	init_basic_merge_options(&opt, r);
-	merging = 1;
-	opt.branch1 = "HEAD";
-	opt.branch2 = "the other version";
-	opt.ancestor = "their common base";
-	opt.show_rename_progress = 0;
-	merge_incore_nonrecursive(&opt, base_tree, repo_get_commit_tree(r, head),
-				  repo_get_commit_tree(r, other), &result);
-	if (result.clean <= 0) {
-		strbuf_addstr(err, _("the two versions conflict; nothing was changed "
-				     "(merge them by hand, then record the result with "
+	ret = merge_versions(r, head, other, &merged, err);
+	if (ret > 0)
+		strbuf_addstr(err, _("; nothing was changed (merge them by hand, "
+				     "then record the result with "
 				     "\"git change update -c HEAD -r <version>...\")"));
-		goto out;
-	}
-
-	/* It replaces both: its parents are theirs, not them. */
-	add_parents(head, other, &parents);
-	add_parents(other, head, &parents);
-	message = repo_logmsg_reencode(r, head, NULL, get_commit_output_encoding());
-	find_commit_subject(message, &body);
-	author = commit_author(r, head);
-	if (commit_tree(body, strlen(body), &result.tree->object.oid, parents,
-			&merged, author, NULL)) {
-		strbuf_addstr(err, _("could not write the merged commit"));
-		goto out;
-	}
-
-	oidcpy(&rewrites[0].old, &head->object.oid);
-	oidcpy(&rewrites[0].new, &merged);
-	oidcpy(&rewrites[1].old, &other->object.oid);
-	oidcpy(&rewrites[1].new, &merged);
-	if (record_rewrites(r, rewrites, 2, REWRITE_MODIFY, "merge --amend", err))
-		goto out;
-	ret = evolve_move_head_keep_branch(r, &merged, "merge --amend", err);
-
-out:
-	if (message)
-		repo_unuse_commit_buffer(r, head, message);
-	if (merging)
-		merge_finalize(&opt, &result);
-	commit_list_free(bases);
-	commit_list_free(parents);
-	free(author);
-	return ret;
+	if (ret)
+		return -1;
+	if (record_merged_versions(r, head, other, &merged, "merge --amend", err))
+		return -1;
+	return evolve_move_head_keep_branch(r, &merged, "merge --amend", err);
 }
 
 void evolve_change_states(struct repository *r, struct string_list *changes)

@@ -23,6 +23,11 @@ enum evolve_step_type {
 	EVOLVE_STEP_DROP_ABANDONED,
 	/* The change's commit is in the upstream `onto`: it is deleted. */
 	EVOLVE_STEP_DELETE_LANDED,
+	/*
+	 * The change and the change `onto` replaced one commit (divergence):
+	 * --auto-merge merged their versions into one.
+	 */
+	EVOLVE_STEP_MERGE_DIVERGENT,
 };
 
 struct evolve_step {
@@ -49,6 +54,11 @@ struct evolve_options {
 	int dry_run;
 	/* Show a progress meter while rebasing. */
 	int show_progress;
+	/*
+	 * Merge the versions of a divergent commit into one, as "git merge
+	 * --amend" does, instead of stopping (unless they conflict).
+	 */
+	int auto_merge;
 	/*
 	 * Upstreams (`string` the name as given, `util` its struct commit):
 	 * changes based on one move onto it, those in one are deleted. A

@@ -19,7 +19,7 @@
 #include "strbuf.h"
 
 static const char * const evolve_usage[] = {
-	N_("git evolve [--dry-run] [-q | --quiet] [--[no-]progress] [<upstream>...]"),
+	N_("git evolve [--dry-run] [--auto-merge] [-q | --quiet] [--[no-]progress] [<upstream>...]"),
 	N_("git evolve (--continue | --skip | --abort)"),
 	NULL,
 };
@@ -47,6 +47,10 @@ static void print_step(const struct evolve_step *step)
 	case EVOLVE_STEP_DELETE_LANDED:
 		printf(_("deleting %s: it is in %s\n"), name, step->onto);
 		break;
+	case EVOLVE_STEP_MERGE_DIVERGENT:
+		printf(_("merging the divergent versions of %s and %s\n"), name,
+		       step->onto);
+		break;
 	}
 }
 
@@ -71,6 +75,8 @@ int cmd_evolve(int argc, const char **argv, const char *prefix,
 	struct option options[] = {
 		OPT_BOOL('n', "dry-run", &opts.dry_run,
 			 N_("show what would be rebased, without writing anything")),
+		OPT_BOOL(0, "auto-merge", &opts.auto_merge,
+			 N_("merge divergent versions of a commit instead of stopping")),
 		OPT__QUIET(&quiet, N_("do not list what is rebased")),
 		OPT_BOOL(0, "progress", &opts.show_progress,
 			 N_("show progress (default: on a terminal, unless --quiet)")),

@@ -635,6 +635,55 @@ test_expect_success 'merge-base and merge --amend use the common earlier version
 	)
 '
 
+test_expect_success 'evolve --auto-merge merges divergent versions, unless they conflict' '
+	git init auto-merge &&
+	(
+		cd auto-merge &&
+		test_commit base &&
+		test_write_lines 1 2 3 4 5 >file &&
+		git add file &&
+		test_tick &&
+		git commit -q -m "the file" &&
+		v0=$(git rev-parse HEAD) &&
+		test_commit --no-tag child &&
+		git checkout -q --detach $v0 &&
+		test_write_lines one 2 3 4 5 >file &&
+		test_tick &&
+		git commit -q -a --amend --no-edit &&
+		git checkout -q --detach $v0 &&
+		test_write_lines 1 2 3 4 five >file &&
+		test_tick &&
+		git commit -q -a --amend --no-edit &&
+		test_must_fail git evolve 2>err &&
+		test_grep "divergence" err &&
+		test_grep ! "auto-merge" err &&
+		git evolve --auto-merge >out &&
+		test_grep "^merging the divergent versions of metas/" out &&
+		test_grep "^rebasing metas/child onto metas/" out &&
+		test_write_lines one 2 3 4 five >expect &&
+		git show metas/child^:file >actual &&
+		test_cmp expect actual &&
+		test_cmp_rev metas/child~2 base &&
+		git evolve >out &&
+		test_grep "Nothing to evolve" out &&
+
+		# two versions that conflict: it stops as without the option
+		git checkout -q --detach metas/child^ &&
+		test_write_lines ONE 2 3 4 five >file &&
+		test_tick &&
+		git commit -q -a --amend --no-edit &&
+		git checkout -q --detach HEAD@{2} &&
+		test_write_lines uno 2 3 4 five >file &&
+		test_tick &&
+		git commit -q -a --amend --no-edit &&
+		git for-each-ref >refs.before &&
+		test_must_fail git evolve --auto-merge 2>err &&
+		test_grep "auto-merge could not merge them: they conflict" err &&
+		git for-each-ref >refs.after &&
+		test_cmp refs.before refs.after
+	)
+'
+
 test_expect_success 'merge --amend refuses a dirty tree and conflicts' '
 	(
 		cd merge-amend &&

@@ -2112,14 +2112,16 @@ static void earlier_versions(struct oidmap *versions,
 struct commit *evolve_meta_merge_base(struct repository *r, struct commit *a,
 				      struct commit *b)
 {
-	struct oidmap versions = OIDMAP_INIT;
-	struct oidmap from_a = OIDMAP_INIT, from_b = OIDMAP_INIT;
+	struct oidmap versions, from_a, from_b;
 	struct oidmap_iter iter;
 	struct version_depth *d;
 	const struct object_id *best = NULL;
 	unsigned best_depth = 0;
 	struct commit *ret = NULL;
 
+	oidmap_init(&versions, 0);
+	oidmap_init(&from_a, 0);
+	oidmap_init(&from_b, 0);
 	load_versions(r, &versions);
 	if (!oidmap_get_size(&versions))
 		goto out;

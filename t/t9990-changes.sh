@@ -479,6 +479,20 @@ test_expect_success 'crafted metacommits fetched from a remote are skipped, not 
 	)
 '
 
+test_expect_success 'merge-base in a repository without changes' '
+	git init no-changes &&
+	(
+		cd no-changes &&
+		test_commit base &&
+		test_commit left &&
+		git checkout -q -b right base &&
+		test_commit right &&
+		git rev-parse base >expect &&
+		git merge-base left right >actual &&
+		test_cmp expect actual
+	)
+'
+
 test_expect_success 'rename a change, keeping its reflog' '
 	git init rename &&
 	(

@@ -1,6 +1,7 @@
 #define USE_THE_REPOSITORY_VARIABLE
 
 #include "git-compat-util.h"
+#include "fuzz-in-memory-repo.h"
 #include "change-table.h"
 #include "commit.h"
 #include "hash.h"
@@ -32,31 +33,6 @@
 #define MAX_CHANGES 64
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void silent(const char *err UNUSED, va_list params UNUSED)
-{
-}
-
-/*
- * An in-memory SHA-1 repository, set up once: only the objects parsed from
- * one input are dropped before the next, which is much faster than
- * setting up and clearing the whole repository each time.
- */
-static void setup_repository(void)
-{
-	if (the_repository->initialized)
-		return;
-	initialize_repository(the_repository);
-	repo_set_hash_algo(the_repository, GIT_HASH_SHA1);
-	set_error_routine(silent);
-}
-
-static void reset_repository(void)
-{
-	parsed_object_pool_clear(the_repository->parsed_objects);
-	free(the_repository->parsed_objects);
-	the_repository->parsed_objects = parsed_object_pool_new(the_repository);
-}
 
 static const char *const namespaces[] = {
 	"refs/metas/",

@@ -30,6 +30,15 @@ amend_change () {
 	git commit -q --amend --no-edit
 }
 
+# In a new repository: "base", then "the file" with five lines on it.
+commit_the_file () {
+	test_commit base &&
+	test_write_lines 1 2 3 4 5 >file &&
+	git add file &&
+	test_tick &&
+	git commit -q -m "the file"
+}
+
 log_metas_transactions () {
 	rm -f .git/transactions &&
 	write_script .git/hooks/reference-transaction <<-\EOF
@@ -599,11 +608,7 @@ test_expect_success 'merge-base and merge --amend use the common earlier version
 	git init meta-base &&
 	(
 		cd meta-base &&
-		test_commit base &&
-		test_write_lines 1 2 3 4 5 >file &&
-		git add file &&
-		test_tick &&
-		git commit -q -m "the file" &&
+		commit_the_file &&
 		v0=$(git rev-parse HEAD) &&
 		test_write_lines one 2 3 4 5 >file &&
 		test_tick &&
@@ -639,11 +644,7 @@ test_expect_success 'evolve --auto-merge merges divergent versions, unless they 
 	git init auto-merge &&
 	(
 		cd auto-merge &&
-		test_commit base &&
-		test_write_lines 1 2 3 4 5 >file &&
-		git add file &&
-		test_tick &&
-		git commit -q -m "the file" &&
+		commit_the_file &&
 		v0=$(git rev-parse HEAD) &&
 		test_commit --no-tag child &&
 		git checkout -q --detach $v0 &&

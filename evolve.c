@@ -11,6 +11,7 @@
 #include "gettext.h"
 #include "dir.h"
 #include "hex.h"
+#include "khash.h"
 #include "lockfile.h"
 #include "merge-ort.h"
 #include "metacommit.h"
@@ -18,6 +19,7 @@
 #include "oidmap.h"
 #include "oidset.h"
 #include "path.h"
+#include "prio-queue.h"
 #include "progress.h"
 #include "read-cache-ll.h"
 #include "refs.h"
@@ -1715,16 +1717,12 @@ static void version_content(struct repository *r, const struct object_id *oid,
 	strbuf_release(&err);
 }
 
-static void obslog_add(struct repository *r, struct obslog_entry **entries,
-		       size_t *nr, size_t *alloc, const struct object_id *commit,
-		       struct commit *meta, const struct object_id *previous)
+static void obslog_fill(struct repository *r, struct obslog_entry *entry,
+			const struct object_id *commit, struct commit *meta,
+			const struct object_id *previous)
 {
-	struct obslog_entry *entry;
 	struct commit *c = meta ? meta : lookup_commit_reference_gently(r, commit, 1);
 
-	ALLOC_GROW(*entries, *nr + 1, *alloc);
-	entry = &(*entries)[(*nr)++];
-	memset(entry, 0, sizeof(*entry));
 	oidcpy(&entry->commit, commit);
 	if (previous)
 		version_content(r, previous, &entry->previous);
@@ -1747,11 +1745,98 @@ static void obslog_add(struct repository *r, struct obslog_entry **entries,
 	}
 }
 
-static int obslog_newest_first(const void *a_, const void *b_)
-{
-	const struct obslog_entry *a = a_, *b = b_;
+/*
+ * A version found by the walk of evolve_obslog(): its entry, the object
+ * that stands for it in the meta graph (its metacommit, or the commit of a
+ * first version), and the versions it replaced, as such objects.
+ */
+struct obslog_version {
+	struct obslog_entry entry;
+	struct object_id self;
+	struct oid_array replaced;
+	size_t children; /* versions that replace it and are not placed yet */
+};
 
-	return a->date < b->date ? 1 : a->date > b->date ? -1 : 0;
+static int obslog_newer_first(const void *a_, const void *b_,
+			      void *cb_data UNUSED)
+{
+	const struct obslog_version *a = a_, *b = b_;
+
+	return a->entry.date < b->entry.date ? 1 :
+	       a->entry.date > b->entry.date ? -1 : 0;
+}
+
+/*
+ * Order `versions` newest first, but each after every version that
+ * replaces it (Kahn's algorithm, newest ready version first), and turn
+ * their "replaced" objects into indices of the ordered entries.
+ */
+static void obslog_order(struct obslog_version *versions, size_t nr,
+			 struct obslog_entry *entries)
+{
+	struct prio_queue ready = { .compare = obslog_newer_first };
+	kh_oid_pos_t *position = kh_init_oid_pos();
+	struct obslog_version *v;
+	size_t placed = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		int added;
+		khiter_t pos = kh_put_oid_pos(position, versions[i].self, &added);
+
+		kh_value(position, pos) = i;
+	}
+	for (size_t i = 0; i < nr; i++)
+		for (size_t j = 0; j < versions[i].replaced.nr; j++) {
+			khiter_t pos = kh_get_oid_pos(position,
+						      versions[i].replaced.oid[j]);
+
+			if (pos != kh_end(position))
+				versions[kh_value(position, pos)].children++;
+		}
+	for (size_t i = 0; i < nr; i++)
+		if (!versions[i].children)
+			prio_queue_put(&ready, &versions[i]);
+
+	/* First the order, remembered as each version's new position. */
+	while ((v = prio_queue_get(&ready))) {
+		khiter_t pos = kh_get_oid_pos(position, v->self);
+
+		kh_value(position, pos) = placed;
+		entries[placed++] = v->entry;
+		for (size_t j = 0; j < v->replaced.nr; j++) {
+			khiter_t p = kh_get_oid_pos(position, v->replaced.oid[j]);
+			struct obslog_version *older;
+
+			if (p == kh_end(position))
+				continue;
+			older = &versions[kh_value(position, p)];
+			if (!--older->children)
+				prio_queue_put(&ready, older);
+		}
+	}
+	/* The meta graph is a commit graph: it has no cycle to leave out. */
+	if (placed != nr)
+		BUG("obslog: %"PRIuMAX" of %"PRIuMAX" versions ordered",
+		    (uintmax_t)placed, (uintmax_t)nr);
+
+	/* Then the edges, now that every position is known. */
+	for (size_t i = 0; i < nr; i++) {
+		struct obslog_entry *entry =
+			&entries[kh_value(position,
+					  kh_get_oid_pos(position, versions[i].self))];
+
+		ALLOC_ARRAY(entry->replaces, versions[i].replaced.nr);
+		for (size_t j = 0; j < versions[i].replaced.nr; j++) {
+			khiter_t p = kh_get_oid_pos(position,
+						    versions[i].replaced.oid[j]);
+
+			if (p != kh_end(position))
+				entry->replaces[entry->replaces_nr++] =
+					kh_value(position, p);
+		}
+	}
+	clear_prio_queue(&ready);
+	kh_destroy_oid_pos(position);
 }
 
 int evolve_obslog(struct repository *r, const char *name,
@@ -1760,8 +1845,9 @@ int evolve_obslog(struct repository *r, const char *name,
 	struct oid_array queue = OID_ARRAY_INIT;
 	struct oidset seen = OIDSET_INIT;
 	struct strbuf scratch = STRBUF_INIT;
+	struct obslog_version *versions = NULL;
+	size_t versions_nr = 0, versions_alloc = 0;
 	struct object_id head;
-	size_t alloc = 0;
 
 	*entries = NULL;
 	*nr = 0;
@@ -1773,22 +1859,35 @@ int evolve_obslog(struct repository *r, const char *name,
 		struct metacommit_data data = METACOMMIT_DATA_INIT;
 		struct object_id oid = queue.oid[--queue.nr];
 		struct commit *commit = lookup_commit_reference_gently(r, &oid, 1);
+		struct obslog_version *v;
 
 		if (!commit || oidset_insert(&seen, &oid))
 			continue;
+		ALLOC_GROW(versions, versions_nr + 1, versions_alloc);
+		v = &versions[versions_nr++];
+		memset(v, 0, sizeof(*v));
+		oidcpy(&v->self, &oid);
 		if (parse_metacommit(r, commit, &data, &scratch) <= 0) {
 			/* A first version: a commit without a metacommit. */
-			obslog_add(r, entries, nr, &alloc, &oid, NULL, NULL);
+			obslog_fill(r, &v->entry, &oid, NULL, NULL);
 		} else {
-			obslog_add(r, entries, nr, &alloc, &data.content, commit,
-				   data.replace.nr ? &data.replace.oid[0] : NULL);
-			for (size_t i = 0; i < data.replace.nr; i++)
+			obslog_fill(r, &v->entry, &data.content, commit,
+				    data.replace.nr ? &data.replace.oid[0] : NULL);
+			for (size_t i = 0; i < data.replace.nr; i++) {
+				oid_array_append(&v->replaced, &data.replace.oid[i]);
 				oid_array_append(&queue, &data.replace.oid[i]);
+			}
 		}
 		metacommit_data_clear(&data);
 		strbuf_reset(&scratch);
 	}
-	QSORT(*entries, *nr, obslog_newest_first);
+
+	CALLOC_ARRAY(*entries, versions_nr);
+	*nr = versions_nr;
+	obslog_order(versions, versions_nr, *entries);
+	for (size_t i = 0; i < versions_nr; i++)
+		oid_array_clear(&versions[i].replaced);
+	free(versions);
 	oid_array_clear(&queue);
 	oidset_clear(&seen);
 	strbuf_release(&scratch);
@@ -1835,8 +1934,10 @@ int obslog_rebased_tree(struct repository *r, struct commit *older,
 
 void obslog_entries_release(struct obslog_entry *entries, size_t nr)
 {
-	for (size_t i = 0; i < nr; i++)
+	for (size_t i = 0; i < nr; i++) {
 		free(entries[i].operation);
+		free(entries[i].replaces);
+	}
 	free(entries);
 }
 

@@ -179,13 +179,21 @@ struct obslog_entry {
 	 */
 	struct object_id previous;
 	timestamp_t date;
+	/*
+	 * The versions it replaced, as indices into the array of entries:
+	 * the edges of the graph that "git log --obslog --graph" draws.
+	 * Each is greater than this entry's own index.
+	 */
+	size_t *replaces;
+	size_t replaces_nr;
 };
 
 /*
  * The versions of the change `name` (or, if NULL, of the change whose
- * commit is HEAD), newest first: its metacommits and the commits they
- * replace, following "replaces" edges, so that merged and divergent
- * histories are included. Returns 0 and fills `entries` (free with
+ * commit is HEAD): its metacommits and the commits they replace,
+ * following "replaces" edges, so that merged and divergent histories are
+ * included. They come newest first, but never before a version that
+ * replaces them (a topological order, as "git log --graph" needs). Returns 0 and fills `entries` (free with
  * obslog_entries_release()), or -1 with a message in `err`.
  */
 int evolve_obslog(struct repository *r, const char *name,

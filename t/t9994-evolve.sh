@@ -885,6 +885,49 @@ test_expect_success 'log --obslog follows both sides of a merge --amend' '
 	)
 '
 
+test_expect_success 'log --obslog --graph draws which version replaced which' '
+	(
+		cd merge-amend &&
+		git checkout -q metas/bar &&
+		git log --obslog --graph >actual.raw &&
+		sed -e "s/ *\$//" actual.raw >actual &&
+		cat >expect <<-EOF &&
+		*   $(git rev-parse --short HEAD) merge --amend: bar and bam
+		|\\
+		* | $(git rev-parse --short D) commit (amend): bar and bam
+		| * $(git rev-parse --short C) commit (amend): bar and baz
+		|/
+		* $(git rev-parse --short B) bar
+		EOF
+		test_cmp expect actual &&
+
+		git log --obslog --graph -p >actual.raw &&
+		sed -e "s/ *\$//" actual.raw >actual &&
+		cat >expect <<-EOF &&
+		*   $(git rev-parse --short HEAD) merge --amend: bar and bam
+		|\\
+		| | diff --git a/baz b/baz
+		| | new file mode 100644
+		| | index 0000000..$(git rev-parse --short HEAD:baz)
+		* | $(git rev-parse --short D) commit (amend): bar and bam
+		| | diff --git a/bam b/bam
+		| | new file mode 100644
+		| | index 0000000..$(git rev-parse --short HEAD:bam)
+		| * $(git rev-parse --short C) commit (amend): bar and baz
+		|/
+		|   diff --git a/baz b/baz
+		|   new file mode 100644
+		|   index 0000000..$(git rev-parse --short HEAD:baz)
+		* $(git rev-parse --short B) bar
+		EOF
+		test_cmp expect actual &&
+
+		git log --obslog --graph metas/foo >actual &&
+		echo "* $(git rev-parse --short A) foo" >expect &&
+		test_cmp expect actual
+	)
+'
+
 test_expect_success 'changes travel by push and fetch, fsck on both sides' '
 	git init -q --bare share.git &&
 	git -C share.git config receive.fsckObjects true &&

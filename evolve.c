@@ -161,6 +161,7 @@ void evolve_result_release(struct evolve_result *result)
 	for (size_t i = 0; i < result->steps_nr; i++) {
 		string_list_clear(&result->steps[i].refnames, 0);
 		free(result->steps[i].onto);
+		free(result->steps[i].merge);
 	}
 	free(result->steps);
 	string_list_clear(&result->moved_refs, 0);
@@ -1202,25 +1203,150 @@ static int record_merged_versions(struct repository *r, struct commit *a,
 				  const struct object_id *merged,
 				  const char *reason, struct strbuf *err);
 
+/* Append the parents of `commit` to `parents`, except `skip` and duplicates. */
+static void add_parents(struct commit *commit, struct commit *skip,
+			struct commit_list **parents)
+{
+	for (struct commit_list *p = commit->parents; p; p = p->next) {
+		struct commit_list **tail = parents;
+		int seen = p->item == skip;
+
+		for (; *tail; tail = &(*tail)->next)
+			if ((*tail)->item == p->item)
+				seen = 1;
+		if (!seen)
+			commit_list_insert(p->item, tail);
+	}
+}
+
+/*
+ * The one change whose commit merges the two versions of `divergent` and
+ * nothing else, or NULL if there is none, or more than one (which to use
+ * would be a guess).
+ */
+static struct evolve_item *follow_up_merge(struct evolver *ev,
+					   struct obsolete_commit *divergent)
+{
+	struct commit *a = divergent->newest->commit;
+	struct commit *b = divergent->divergent->commit;
+	struct evolve_item *found = NULL, *item;
+	struct oidmap_iter iter;
+
+	oidmap_iter_init(&ev->items, &iter);
+	while ((item = oidmap_iter_next(&iter))) {
+		struct commit_list *parents;
+
+		if (item->abandoned || item->superseded ||
+		    repo_parse_commit(ev->repo, item->commit))
+			continue;
+		parents = item->commit->parents;
+		if (commit_list_count(parents) != 2 ||
+		    !((parents->item == a && parents->next->item == b) ||
+		      (parents->item == b && parents->next->item == a)))
+			continue;
+		if (found)
+			return NULL;
+		found = item;
+	}
+	return found;
+}
+
+/*
+ * The design's first transformation: the user already merged the
+ * divergent versions in a follow-up change. Squash that merge into them:
+ * a commit with the merge's tree, the parents of both versions and the
+ * message of the merge's first parent replaces the two versions and the
+ * merge (whose children then evolve onto it). Returns 0 if done, 1 if
+ * there is no such merge, -1 on error.
+ */
+static int squash_follow_up_merge(struct evolver *ev,
+				  struct obsolete_commit *divergent)
+{
+	struct repository *r = ev->repo;
+	struct evolve_item *merge = follow_up_merge(ev, divergent);
+	struct commit *a, *b;
+	struct commit_list *parents = NULL;
+	struct commit_rewrite rewrites[3];
+	struct object_id squashed;
+	const char *message, *body;
+	char *author;
+	int ret;
+
+	if (!merge)
+		return 1;
+	a = merge->commit->parents->item;
+	b = merge->commit->parents->next->item;
+	add_parents(a, b, &parents);
+	add_parents(b, a, &parents);
+	message = repo_logmsg_reencode(r, a, NULL, get_commit_output_encoding());
+	find_commit_subject(message, &body);
+	author = commit_author(r, a);
+	ret = commit_tree(body, strlen(body), get_commit_tree_oid(merge->commit),
+			  parents, &squashed, author, NULL);
+	repo_unuse_commit_buffer(r, a, message);
+	commit_list_free(parents);
+	free(author);
+	if (ret) {
+		strbuf_addstr(ev->err, _("could not write the squashed merge"));
+		return -1;
+	}
+
+	oidcpy(&rewrites[0].old, &a->object.oid);
+	oidcpy(&rewrites[1].old, &b->object.oid);
+	oidcpy(&rewrites[2].old, &merge->commit->object.oid);
+	for (size_t i = 0; i < ARRAY_SIZE(rewrites); i++)
+		oidcpy(&rewrites[i].new, &squashed);
+	if (record_rewrites(r, rewrites, ARRAY_SIZE(rewrites), REWRITE_MODIFY,
+			    "evolve (follow-up merge)", ev->err))
+		return -1;
+	add_step(ev, EVOLVE_STEP_SQUASH_MERGE, divergent->newest,
+		 xstrdup(item_name(divergent->divergent)))->merge =
+		xstrdup(item_name(merge));
+	return 0;
+}
+
 /*
  * --auto-merge: merge the two versions of a divergent commit into one that
- * replaces both, as "git merge --amend" would, and record it; again until
- * no divergence is left, or two versions conflict (evolve then stops on
- * that divergence, as without the option). This happens before the
- * changes are evolved, which then follow the merged versions.
+ * replaces both, as "git merge --amend" would, and record it. Returns 0 if
+ * done, 1 if they conflict, -1 on error.
  */
-static int auto_merge_divergence(struct repository *r,
-				 const struct evolve_options *opts,
-				 struct evolve_result *result, struct strbuf *err)
+static int auto_merge_versions(struct evolver *ev,
+			       struct obsolete_commit *divergent)
 {
-	/* Each merge ends a divergence; never try more than there were. */
+	struct commit *a = divergent->newest->commit;
+	struct commit *b = divergent->divergent->commit;
+	struct object_id merged;
+	int ret = merge_versions(ev->repo, a, b, &merged, ev->err);
+
+	if (!ret)
+		ret = record_merged_versions(ev->repo, a, b, &merged,
+					     "evolve --auto-merge", ev->err);
+	if (!ret)
+		add_step(ev, EVOLVE_STEP_MERGE_DIVERGENT, divergent->newest,
+			 xstrdup(item_name(divergent->divergent)));
+	return ret;
+}
+
+/*
+ * Before the changes are evolved, end the divergences that the enabled
+ * transformations can end: a follow-up merge of the divergent versions
+ * (opts->follow_up_merges), else merging them (opts->auto_merge). One
+ * at a time, reloading the changes after each, until none is left or one
+ * cannot be ended: evolve then stops on that one, as it would without
+ * the transformations. The changes then follow the versions that replace
+ * the divergent ones.
+ */
+static int resolve_divergences(struct repository *r,
+			       const struct evolve_options *opts,
+			       struct evolve_result *result, struct strbuf *err)
+{
+	/* Each round ends a divergence; never try more than there were. */
 	unsigned tries = 0, max_tries = 0;
 
 	do {
 		struct evolver ev;
 		struct obsolete_commit *divergent;
-		struct object_id merged;
-		int ret;
+		int ret = 1;
 
 		evolver_init(&ev, r, err);
 		ev.opts = opts;
@@ -1229,21 +1355,13 @@ static int auto_merge_divergence(struct repository *r,
 		if (!max_tries)
 			max_tries = oidmap_get_size(&ev.obsolete);
 		divergent = first_divergence(&ev);
-		if (!divergent) {
-			evolver_release(&ev);
-			return 0;
-		}
-		ret = merge_versions(r, divergent->newest->commit,
-				     divergent->divergent->commit, &merged, err);
-		if (!ret)
-			ret = record_merged_versions(r, divergent->newest->commit,
-						     divergent->divergent->commit,
-						     &merged, "evolve --auto-merge",
-						     err);
-		if (!ret)
-			add_step(&ev, EVOLVE_STEP_MERGE_DIVERGENT, divergent->newest,
-				 xstrdup(item_name(divergent->divergent)));
+		if (divergent && opts->follow_up_merges)
+			ret = squash_follow_up_merge(&ev, divergent);
+		if (divergent && ret > 0 && opts->auto_merge)
+			ret = auto_merge_versions(&ev, divergent);
 		evolver_release(&ev);
+		if (!divergent)
+			return 0;
 		if (ret > 0) {
 			/* Reported as a divergence, with a word about why. */
 			strbuf_reset(err);
@@ -1272,8 +1390,9 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 		return -1;
 	}
 
-	if (opts->action == EVOLVE_START && opts->auto_merge && !opts->dry_run &&
-	    auto_merge_divergence(r, opts, result, err))
+	if (opts->action == EVOLVE_START && !opts->dry_run &&
+	    (opts->follow_up_merges || opts->auto_merge) &&
+	    resolve_divergences(r, opts, result, err))
 		return -1;
 
 	evolver_init(&ev, r, err);
@@ -1466,22 +1585,6 @@ int evolve_move_head(struct repository *r, struct commit *to,
 		return -1;
 	}
 	return 0;
-}
-
-/* Append the parents of `commit` to `parents`, except `skip` and duplicates. */
-static void add_parents(struct commit *commit, struct commit *skip,
-			struct commit_list **parents)
-{
-	for (struct commit_list *p = commit->parents; p; p = p->next) {
-		struct commit_list **tail = parents;
-		int seen = p->item == skip;
-
-		for (; *tail; tail = &(*tail)->next)
-			if ((*tail)->item == p->item)
-				seen = 1;
-		if (!seen)
-			commit_list_insert(p->item, tail);
-	}
 }
 
 /*

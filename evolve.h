@@ -28,6 +28,12 @@ enum evolve_step_type {
 	 * --auto-merge merged their versions into one.
 	 */
 	EVOLVE_STEP_MERGE_DIVERGENT,
+	/*
+	 * The change and the change `onto` replaced one commit (divergence),
+	 * and the change `merge` merged their versions: that merge, squashed
+	 * into them, replaces all three.
+	 */
+	EVOLVE_STEP_SQUASH_MERGE,
 };
 
 struct evolve_step {
@@ -38,6 +44,8 @@ struct evolve_step {
 	struct string_list refnames;
 	/* What it was rebased onto: a change's refname or an object name. */
 	char *onto;
+	/* EVOLVE_STEP_SQUASH_MERGE: the change of the merge. */
+	char *merge;
 };
 
 enum evolve_action {
@@ -60,6 +68,12 @@ struct evolve_options {
 	 */
 	int auto_merge;
 	/*
+	 * Resolve a divergence with a change whose commit merges the
+	 * divergent versions (and nothing else), if there is one: that merge,
+	 * squashed into them, replaces them. On by default.
+	 */
+	int follow_up_merges;
+	/*
 	 * Upstreams (`string` the name as given, `util` its struct commit):
 	 * changes based on one move onto it, those in one are deleted. A
 	 * stopped evolve remembers them.
@@ -67,7 +81,10 @@ struct evolve_options {
 	struct string_list upstreams;
 };
 
-#define EVOLVE_OPTIONS_INIT { .upstreams = STRING_LIST_INIT_DUP }
+#define EVOLVE_OPTIONS_INIT { \
+	.follow_up_merges = 1, \
+	.upstreams = STRING_LIST_INIT_DUP, \
+}
 
 struct evolve_result {
 	struct evolve_step *steps;

@@ -19,7 +19,7 @@
 #include "strbuf.h"
 
 static const char * const evolve_usage[] = {
-	N_("git evolve [--dry-run] [--auto-merge] [-q | --quiet] [--[no-]progress] [<upstream>...]"),
+	N_("git evolve [--dry-run] [--auto-merge] [--no-follow-up-merges] [-q | --quiet] [--[no-]progress] [<upstream>...]"),
 	N_("git evolve (--continue | --skip | --abort)"),
 	NULL,
 };
@@ -51,6 +51,10 @@ static void print_step(const struct evolve_step *step)
 		printf(_("merging the divergent versions of %s and %s\n"), name,
 		       step->onto);
 		break;
+	case EVOLVE_STEP_SQUASH_MERGE:
+		printf(_("squashing %s into the divergent versions of %s and %s\n"),
+		       display_name(step->merge), name, step->onto);
+		break;
 	}
 }
 
@@ -77,6 +81,8 @@ int cmd_evolve(int argc, const char **argv, const char *prefix,
 			 N_("show what would be rebased, without writing anything")),
 		OPT_BOOL(0, "auto-merge", &opts.auto_merge,
 			 N_("merge divergent versions of a commit instead of stopping")),
+		OPT_BOOL(0, "follow-up-merges", &opts.follow_up_merges,
+			 N_("resolve divergence with a change that merges the versions (default)")),
 		OPT__QUIET(&quiet, N_("do not list what is rebased")),
 		OPT_BOOL(0, "progress", &opts.show_progress,
 			 N_("show progress (default: on a terminal, unless --quiet)")),

@@ -685,6 +685,64 @@ test_expect_success 'evolve --auto-merge merges divergent versions, unless they 
 	)
 '
 
+test_expect_success 'a follow-up merge of divergent versions resolves the divergence' '
+	git init follow-up-merge &&
+	(
+		cd follow-up-merge &&
+		commit_the_file &&
+		v0=$(git rev-parse HEAD) &&
+		test_write_lines one 2 3 4 5 >file &&
+		test_tick &&
+		git commit -q -a --amend --no-edit &&
+		ours=$(git rev-parse HEAD) &&
+		ours_meta=$(git rev-parse "metas/file^{metacommit}") &&
+		git checkout -q --detach $v0 &&
+		test_write_lines 1 2 3 4 five >file &&
+		test_tick &&
+		git commit -q -a --amend -m "the file, theirs" &&
+		theirs=$(git rev-parse HEAD) &&
+		theirs_meta=$(git rev-parse "metas/file-2^{metacommit}") &&
+		test_cmp_rev metas/file-2 $theirs &&
+
+		# The user merges the two versions in a change of its own
+		# (both sides rewrote line 1..5 from one base: resolve by hand).
+		git checkout -q --detach $ours &&
+		test_must_fail git merge -q --no-edit $theirs >/dev/null &&
+		test_write_lines one 2 3 4 five >file &&
+		test_tick &&
+		git commit -q -a -m "merge the two versions" &&
+		merge=$(git rev-parse HEAD) &&
+		test_commit --no-tag child &&
+
+		git for-each-ref >refs.before &&
+		test_must_fail git evolve --no-follow-up-merges 2>err &&
+		test_grep "divergence" err &&
+		test_must_fail git evolve --dry-run 2>err &&
+		test_grep "divergence" err &&
+		git for-each-ref >refs.after &&
+		test_cmp refs.before refs.after &&
+
+		git evolve >out &&
+		test_grep "^squashing metas/merge-two-versions into the divergent versions of metas/file and metas/file-2\$" out &&
+		test_grep "^rebasing metas/child onto metas/" out &&
+
+		# The squashed merge: its tree, the parent of both versions,
+		# the message of its first parent; it replaces all three.
+		test_cmp_rev HEAD^^ base &&
+		test_cmp_rev HEAD^^{tree} $merge^{tree} &&
+		test_must_fail git rev-parse -q --verify HEAD^^2 &&
+		echo "the file" >expect &&
+		git log -1 --format=%s HEAD^ >actual &&
+		test_cmp expect actual &&
+		check_meta_commit metas/file \
+			"evolve (follow-up merge): the file" \
+			c HEAD^ r $ours_meta r $theirs_meta r $merge &&
+		test_cmp_rev "metas/file-2^{metacommit}" "metas/file^{metacommit}" &&
+		git evolve >out &&
+		test_grep "Nothing to evolve" out
+	)
+'
+
 test_expect_success 'merge --amend refuses a dirty tree and conflicts' '
 	(
 		cd merge-amend &&

@@ -470,6 +470,21 @@ static void add_rewrite(struct evolver *ev, const struct object_id *old,
 	ev->rewrites_nr++;
 }
 
+/* The author line of `commit`, for a commit evolve writes in its place. */
+static char *commit_author(struct repository *r, struct commit *commit)
+{
+	const char *buffer = repo_get_commit_buffer(r, commit, NULL);
+	const char *author;
+	size_t len;
+	char *ret = NULL;
+
+	author = find_commit_header(buffer, "author", &len);
+	if (author)
+		ret = xmemdupz(author, len);
+	repo_unuse_commit_buffer(r, commit, buffer);
+	return ret;
+}
+
 /* Rebase the content of `item` onto `onto`, in memory. */
 static int pick(struct evolver *ev, struct evolve_item *item,
 		struct commit *onto, char *onto_name)
@@ -563,6 +578,122 @@ static int break_cycle(struct evolver *ev, struct evolve_item *item)
 	return 0;
 }
 
+/*
+ * Rebase the merge commit of `item` onto `parents`, in memory: the edit
+ * the merge makes to each parent that moved is carried onto its new
+ * version, one three-way merge per moved parent (old parent, new parent,
+ * the merge's tree so far). The message and author stay. A conflict is
+ * an error, not a stop: "git evolve --continue" only knows single-parent
+ * picks.
+ */
+static int pick_merge(struct evolver *ev, struct evolve_item *item,
+		      struct commit_list *parents, char *onto_name)
+{
+	struct repository *r = ev->repo;
+	struct tree *tree = repo_get_commit_tree(r, item->commit);
+	struct commit_list *old, *new;
+	struct commit_list *unique = NULL, **tail = &unique;
+	struct object_id oid;
+	const char *message, *body;
+	char *author;
+	int ret;
+
+	if (!ev->merging) {
+		init_basic_merge_options(&ev->merge_opt, r);
+		ev->merge_opt.show_rename_progress = 0;
+		ev->merging = 1;
+	}
+	for (old = item->commit->parents, new = parents; old && new;
+	     old = old->next, new = new->next) {
+		if (old->item == new->item)
+			continue;
+		if (repo_parse_commit(r, old->item) ||
+		    repo_parse_commit(r, new->item)) {
+			strbuf_addf(ev->err, _("could not parse the parents of %s"),
+				    item_name(item));
+			free(onto_name);
+			return -1;
+		}
+		ev->merge_opt.ancestor = "old parent";
+		ev->merge_opt.branch1 = "new parent";
+		ev->merge_opt.branch2 = item_name(item);
+		merge_incore_nonrecursive(&ev->merge_opt,
+					  repo_get_commit_tree(r, old->item),
+					  repo_get_commit_tree(r, new->item),
+					  tree, &ev->merge_result);
+		if (ev->merge_result.clean <= 0) {
+			report_conflict(ev, item, onto_name);
+			strbuf_addstr(ev->err, _("\nevolve cannot stop on a merge "
+						 "commit: rebase it by hand, or abandon it"));
+			free(onto_name);
+			return -1;
+		}
+		tree = ev->merge_result.tree;
+	}
+
+	/* Two parents that became one commit are one parent. */
+	for (new = parents; new; new = new->next)
+		if (!commit_list_contains(new->item, unique))
+			tail = commit_list_append(new->item, tail);
+	message = repo_logmsg_reencode(r, item->commit, NULL,
+				       get_commit_output_encoding());
+	find_commit_subject(message, &body);
+	author = commit_author(r, item->commit);
+	ret = commit_tree(body, strlen(body), &tree->object.oid, unique, &oid,
+			  author, NULL);
+	repo_unuse_commit_buffer(r, item->commit, message);
+	commit_list_free(unique);
+	free(author);
+	if (ret) {
+		strbuf_addstr(ev->err, _("could not write the rebased merge"));
+		free(onto_name);
+		return -1;
+	}
+	add_rewrite(ev, &item->commit->object.oid, &oid);
+	add_step(ev, EVOLVE_STEP_REBASE, item, onto_name);
+	item->result = lookup_commit(r, &oid);
+	return 0;
+}
+
+/*
+ * A merge commit moves when any of its parents does; an abandoned one is
+ * dropped, its children going onto its first parent.
+ */
+static int visit_merge(struct evolver *ev, struct evolve_item *item)
+{
+	struct commit_list *parents = NULL, **tail = &parents;
+	struct evolve_item *onto_item = NULL, *first_item = NULL;
+	int changed = 0, ret = 0;
+
+	for (struct commit_list *p = item->commit->parents; p; p = p->next) {
+		struct commit *onto = resolve(ev, p->item, &changed, &onto_item);
+
+		if (!onto) {
+			commit_list_free(parents);
+			return -1;
+		}
+		if (!parents)
+			first_item = onto_item;
+		tail = &commit_list_insert(onto, tail)->next;
+	}
+	if (item->state == ITEM_DONE) {
+		/* it went first to break a cycle */
+	} else if (item->abandoned) {
+		item->result = parents->item;
+		item->changed = 1;
+	} else if (changed) {
+		char *onto_name = describe_onto(ev, first_item, parents->item);
+
+		item->changed = 1;
+		if (ev->opts->dry_run)
+			add_step(ev, EVOLVE_STEP_REBASE, item, onto_name);
+		else
+			ret = pick_merge(ev, item, parents, onto_name);
+	}
+	commit_list_free(parents);
+	return ret;
+}
+
 static int visit(struct evolver *ev, struct evolve_item *item)
 {
 	struct commit *parent, *onto;
@@ -598,16 +729,9 @@ static int visit(struct evolver *ev, struct evolve_item *item)
 		}
 	}
 
-	if (parent && parent != item->commit && item->commit->parents->next) {
-		/* A merge: only fine if none of its parents moves. */
-		for (struct commit_list *p = item->commit->parents; p; p = p->next)
-			if (!resolve(ev, p->item, &changed, &onto_item))
-				return -1;
-		if (changed) {
-			strbuf_addf(ev->err, _("cannot rebase merge commit %s yet"),
-				    item_name(item));
+	if (parent && item->commit->parents->next) {
+		if (visit_merge(ev, item))
 			return -1;
-		}
 	} else if (parent) {
 		onto = resolve(ev, parent, &changed, &onto_item);
 		if (!onto)
@@ -1087,20 +1211,6 @@ out:
 	return ret;
 }
 
-/* The author line of `commit`, for the commit that resolves its conflict. */
-static char *commit_author(struct repository *r, struct commit *commit)
-{
-	const char *buffer = repo_get_commit_buffer(r, commit, NULL);
-	const char *author;
-	size_t len;
-	char *ret = NULL;
-
-	author = find_commit_header(buffer, "author", &len);
-	if (author)
-		ret = xmemdupz(author, len);
-	repo_unuse_commit_buffer(r, commit, buffer);
-	return ret;
-}
 
 /*
  * Conclude the conflicting pick of a stopped evolve, from the index

@@ -1153,21 +1153,75 @@ test_expect_success 'a cycle of changes is broken: one goes first' '
 	)
 '
 
-test_expect_success 'a merge commit that would move is refused' '
+test_expect_success 'a merge commit in a stack is rebased with its edits' '
 	git init merges &&
 	(
 		cd merges &&
 		test_commit A &&
-		git checkout -q -b side &&
+		test_write_lines 1 2 3 4 5 >file &&
+		git add file &&
+		test_tick &&
+		git commit -q -m "the file" &&
+		git checkout -q -b side A &&
 		test_commit S &&
 		git checkout -q - &&
-		test_commit M &&
-		git merge -q --no-edit side &&
-		git checkout -q --detach A &&
 		test_tick &&
-		git commit -q --amend -m "A amended" &&
+		git merge -q --no-commit side &&
+		# an edit of its own: the merge is not just its parents
+		test_write_lines 1 2 3 4 5 merged >file &&
+		git add file &&
+		git commit -q -m "merge side" &&
+		merge=$(git rev-parse HEAD) &&
+		test_commit --no-tag child &&
+		git checkout -q --detach $merge^ &&
+		test_write_lines one 2 3 4 5 >file &&
+		test_tick &&
+		git commit -q -a --amend --no-edit &&
+		amended=$(git rev-parse HEAD) &&
+
+		git evolve >out &&
+		test_grep "^rebasing metas/merge-side onto metas/file\$" out &&
+		test_grep "^rebasing metas/child onto metas/merge-side\$" out &&
+		test_cmp_rev metas/merge-side^1 $amended &&
+		test_cmp_rev metas/merge-side^2 S &&
+		test_write_lines one 2 3 4 5 merged >expect &&
+		git show metas/merge-side:file >actual &&
+		test_cmp expect actual &&
+		git show metas/merge-side:S.t >actual &&
+		echo S >expect &&
+		test_cmp expect actual &&
+		git log -1 --format=%s metas/merge-side >actual &&
+		echo "merge side" >expect &&
+		test_cmp expect actual &&
+		test_cmp_rev metas/child^ metas/merge-side &&
+		check_meta_commit metas/merge-side "evolve: merge side" \
+			c metas/merge-side^0 r $merge &&
+		git evolve >out &&
+		test_grep "Nothing to evolve" out
+	)
+'
+
+test_expect_success 'a merge commit that conflicts when rebased stops evolve' '
+	(
+		cd merges &&
+		git checkout -q --detach metas/file &&
+		test_write_lines one 2 3 4 5 new >file &&
+		test_tick &&
+		git commit -q -a --amend --no-edit &&
+		git for-each-ref >refs.before &&
 		test_must_fail git evolve 2>err &&
-		test_grep "cannot rebase merge commit" err
+		test_grep "could not rebase metas/merge-side onto metas/file: conflict" err &&
+		test_grep "rebase it by hand, or abandon it" err &&
+		git for-each-ref >refs.after &&
+		test_cmp refs.before refs.after &&
+		test_path_is_missing .git/evolve &&
+
+		# abandoned, the merge is dropped and its child goes onto
+		# its first parent
+		git change abandon metas/merge-side &&
+		git evolve >out &&
+		test_grep "^rebasing metas/child onto metas/file\$" out &&
+		test_cmp_rev metas/child^ metas/file
 	)
 '
 

@@ -38,6 +38,8 @@ struct evolve_item {
 	struct commit *commit;
 	/* Refnames of the changes (util: their struct change_head). */
 	struct string_list refnames;
+	/* A commit carried along without a change: its abbreviated name. */
+	char *carried;
 	/* What the commit becomes: itself, its rebased version or a parent. */
 	struct commit *result;
 	enum { ITEM_PENDING, ITEM_VISITING, ITEM_DONE } state;
@@ -94,6 +96,17 @@ struct evolver {
 	/* The pick that conflicted, if any. */
 	struct evolve_item *conflict_item;
 	struct commit *conflict_onto;
+
+	/*
+	 * Carrying commits without a change (see carried_item()): commits
+	 * known not to be carried, the date below which none is, and the
+	 * published history they must stay out of.
+	 */
+	struct oidset not_carried;
+	timestamp_t carry_horizon;
+	struct commit **published;
+	size_t published_nr, published_alloc;
+	unsigned carry_ready:1;
 };
 
 /*
@@ -172,6 +185,7 @@ static void free_item(void *p)
 	struct evolve_item *item = p;
 
 	string_list_clear(&item->refnames, 0);
+	free(item->carried);
 	free(item);
 }
 
@@ -307,8 +321,11 @@ static void load_changes(struct evolver *ev)
 
 static const char *item_name(struct evolve_item *item)
 {
-	const char *name = item->refnames.items[0].string;
+	const char *name;
 
+	if (item->carried)
+		return item->carried;
+	name = item->refnames.items[0].string;
 	skip_prefix(name, "refs/", &name);
 	return name;
 }
@@ -318,14 +335,14 @@ static char *describe_onto(struct evolver *ev, struct evolve_item *onto_item,
 {
 	const char *name = NULL;
 
-	if (onto_item && onto_item->result == onto &&
+	if (onto_item && onto_item->result == onto && !onto_item->carried &&
 	    !onto_item->emptied && !onto_item->abandoned) {
 		name = item_name(onto_item);
 	} else {
 		/* e.g. the parent of an abandoned change */
 		onto_item = oidmap_get(&ev->items, &onto->object.oid);
-		name = onto_item && onto_item->result == onto ?
-			item_name(onto_item) : NULL;
+		name = onto_item && onto_item->result == onto &&
+			!onto_item->carried ? item_name(onto_item) : NULL;
 	}
 	if (!name) {
 		struct string_list_item *upstream;
@@ -355,6 +372,8 @@ static struct evolve_step *add_step(struct evolver *ev,
 	string_list_init_dup(&step->refnames);
 	for_each_string_list_item(name, &item->refnames)
 		string_list_append(&step->refnames, name->string);
+	if (item->carried)
+		string_list_append(&step->refnames, item->carried);
 	step->onto = onto;
 	return step;
 }
@@ -396,6 +415,123 @@ static struct string_list_item *upstream_containing(struct evolver *ev,
 	return NULL;
 }
 
+/* How far carried_item() trusts commit dates: a day of clock skew. */
+#define CARRY_DATE_SLACK (24 * 60 * 60)
+
+static int add_published(const struct reference *ref, void *cb_data)
+{
+	struct evolver *ev = cb_data;
+	struct commit *commit;
+
+	if (is_change_refname(ref->name) ||
+	    !(commit = lookup_commit_reference_gently(ev->repo, ref->oid, 1)))
+		return 0;
+	ALLOC_GROW(ev->published, ev->published_nr + 1, ev->published_alloc);
+	ev->published[ev->published_nr++] = commit;
+	return 0;
+}
+
+/*
+ * What carried_item() needs, computed the first time: the oldest date of
+ * a commit that can move without a change above it knowing (an obsolete
+ * or abandoned commit), and the tips of the published history (remote
+ * branches and the upstreams).
+ */
+static void prepare_carrying(struct evolver *ev)
+{
+	struct oidmap_iter iter;
+	struct obsolete_commit *obsolete;
+	struct evolve_item *item;
+	struct string_list_item *upstream;
+	timestamp_t oldest = TIME_MAX;
+
+	ev->carry_ready = 1;
+	oidmap_iter_init(&ev->obsolete, &iter);
+	while ((obsolete = oidmap_iter_next(&iter))) {
+		struct commit *commit = lookup_commit(ev->repo,
+						      &obsolete->entry.oid);
+
+		if (commit && !repo_parse_commit(ev->repo, commit))
+			if (commit->date < oldest)
+				oldest = commit->date;
+	}
+	oidmap_iter_init(&ev->items, &iter);
+	while ((item = oidmap_iter_next(&iter)))
+		if (item->abandoned && !repo_parse_commit(ev->repo, item->commit) &&
+		    item->commit->date < oldest)
+			oldest = item->commit->date;
+	ev->carry_horizon = oldest > CARRY_DATE_SLACK ?
+		oldest - CARRY_DATE_SLACK : 0;
+
+	refs_for_each_remote_ref(get_main_ref_store(ev->repo), add_published, ev);
+	for_each_string_list_item(upstream, &ev->upstreams) {
+		ALLOC_GROW(ev->published, ev->published_nr + 1,
+			   ev->published_alloc);
+		ev->published[ev->published_nr++] = upstream->util;
+	}
+}
+
+/*
+ * A commit without a change between a change and the obsolete (or
+ * abandoned) commit it is built on, say the commit of a change that was
+ * forgotten, or commits made while changes were off, must move with the
+ * stack, or the changes above it would stay on the old version. If the
+ * first-parent history of `commit` reaches an obsolete commit or a change
+ * through such commits only (no merge, nothing older than any commit that
+ * can move), those commits get an item without a name: evolve rebases
+ * them like changes, and recording the rewrite gives each a change. They
+ * are never published ones: a commit in a remote branch or an upstream
+ * stays where it is. Returns the item of `commit`, or NULL.
+ */
+static struct evolve_item *carried_item(struct evolver *ev,
+					struct commit *commit)
+{
+	struct commit_list *path = NULL;
+	struct commit *c = commit;
+	int carry = 0;
+
+	if (!ev->carry_ready)
+		prepare_carrying(ev);
+	while (!oidset_contains(&ev->not_carried, &c->object.oid)) {
+		if (oidmap_get(&ev->obsolete, &c->object.oid) ||
+		    oidmap_get(&ev->items, &c->object.oid)) {
+			carry = !!path;
+			break;
+		}
+		if (repo_parse_commit(ev->repo, c) || !c->parents ||
+		    c->parents->next || c->date < ev->carry_horizon) {
+			oidset_insert(&ev->not_carried, &c->object.oid);
+			break;
+		}
+		commit_list_insert(c, &path);
+		c = c->parents->item;
+	}
+	/* The lowest commit is published if any is: then all are. */
+	if (carry && ev->published_nr &&
+	    repo_in_merge_bases_many(ev->repo, path->item, ev->published_nr,
+				     ev->published, 1) > 0)
+		carry = 0;
+
+	for (struct commit_list *p = path; p; p = p->next) {
+		struct evolve_item *item;
+
+		if (!carry) {
+			oidset_insert(&ev->not_carried, &p->item->object.oid);
+			continue;
+		}
+		CALLOC_ARRAY(item, 1);
+		oidcpy(&item->entry.oid, &p->item->object.oid);
+		item->commit = p->item;
+		string_list_init_dup(&item->refnames);
+		item->carried = xstrdup(repo_find_unique_abbrev(ev->repo,
+								&p->item->object.oid,
+								DEFAULT_ABBREV));
+		oidmap_put(&ev->items, item);
+	}
+	commit_list_free(path);
+	return carry ? oidmap_get(&ev->items, &commit->object.oid) : NULL;
+}
+
 /*
  * What `commit` becomes: the newest version of it if it is obsolete, its
  * evolved version if it is the content of a change, or itself. Sets
@@ -418,6 +554,8 @@ static struct commit *resolve(struct evolver *ev, struct commit *commit,
 		*changed = 1;
 	} else {
 		*item = oidmap_get(&ev->items, &commit->object.oid);
+		if (!*item)
+			*item = carried_item(ev, commit);
 		if (!*item) {
 			/* A base in an upstream's history moves to its tip. */
 			struct string_list_item *upstream =
@@ -1022,6 +1160,7 @@ static void evolver_init(struct evolver *ev, struct repository *r,
 	change_table_init(&ev->table);
 	oidmap_init(&ev->items, 0);
 	oidmap_init(&ev->obsolete, 0);
+	oidset_init(&ev->not_carried, 0);
 }
 
 static void evolver_release(struct evolver *ev)
@@ -1030,6 +1169,8 @@ static void evolver_release(struct evolver *ev)
 	oidmap_clear(&ev->obsolete, 1);
 	change_table_clear(&ev->table);
 	string_list_clear(&ev->upstreams, 0);
+	oidset_clear(&ev->not_carried);
+	free(ev->published);
 }
 
 static void read_head(struct evolver *ev)

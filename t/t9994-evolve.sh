@@ -1225,4 +1225,47 @@ test_expect_success 'a merge commit that conflicts when rebased stops evolve' '
 	)
 '
 
+test_expect_success 'commits without a change in a stack are carried along' '
+	git init carry &&
+	(
+		cd carry &&
+		test_commit A &&
+		test_commit --no-tag bottom a.t &&
+		test_env GIT_TEST_ENABLE_CHANGES=false \
+			test_commit --no-tag unrecorded x.t &&
+		plain=$(git rev-parse HEAD) &&
+		test_commit --no-tag top c.t &&
+		git branch topic &&
+		test_must_fail git rev-parse -q --verify metas/unrecorded &&
+
+		# published, the commit stays where it is, and so does
+		# what is built on it
+		git update-ref refs/remotes/origin/main $plain &&
+		git checkout -q --detach metas/bottom &&
+		echo amended >a.t &&
+		test_tick &&
+		git commit -q -a --amend --no-edit &&
+		git evolve >out &&
+		echo "Nothing to evolve" >expect &&
+		test_cmp expect out &&
+
+		git update-ref -d refs/remotes/origin/main &&
+		git evolve --dry-run >out &&
+		test_grep "^rebasing $(git rev-parse --short $plain) onto metas/bottom\$" out &&
+		git evolve >out &&
+		cat >expect <<-EOF &&
+		rebasing $(git rev-parse --short $plain) onto metas/bottom
+		rebasing metas/top onto $(git rev-parse --short metas/unrecorded)
+		EOF
+		test_cmp expect out &&
+		test_cmp_rev metas/top^ metas/unrecorded &&
+		test_cmp_rev metas/unrecorded^ metas/bottom &&
+		test_cmp_rev topic metas/top &&
+		check_meta_commit metas/unrecorded "evolve: unrecorded" \
+			c metas/unrecorded^0 r $plain &&
+		git evolve >out &&
+		test_grep "Nothing to evolve" out
+	)
+'
+
 test_done

@@ -608,18 +608,30 @@ static void add_rewrite(struct evolver *ev, const struct object_id *old,
 	ev->rewrites_nr++;
 }
 
-/* The author line of `commit`, for a commit evolve writes in its place. */
-static char *commit_author(struct repository *r, struct commit *commit)
+/*
+ * Write a commit of `tree` with `parents` in place of `like`: with its
+ * message and author (the committer is whoever runs this). Returns 0 and
+ * sets `out`, or -1.
+ */
+static int commit_like(struct repository *r, struct commit *like,
+		       const struct object_id *tree, struct commit_list *parents,
+		       struct object_id *out)
 {
-	const char *buffer = repo_get_commit_buffer(r, commit, NULL);
-	const char *author;
+	const char *buffer = repo_logmsg_reencode(r, like, NULL,
+						  get_commit_output_encoding());
+	const char *author, *body;
+	char *author_line = NULL;
 	size_t len;
-	char *ret = NULL;
+	int ret;
 
 	author = find_commit_header(buffer, "author", &len);
 	if (author)
-		ret = xmemdupz(author, len);
-	repo_unuse_commit_buffer(r, commit, buffer);
+		author_line = xmemdupz(author, len);
+	find_commit_subject(buffer, &body);
+	ret = commit_tree(body, strlen(body), tree, parents, out, author_line,
+			  NULL) ? -1 : 0;
+	free(author_line);
+	repo_unuse_commit_buffer(r, like, buffer);
 	return ret;
 }
 
@@ -732,8 +744,6 @@ static int pick_merge(struct evolver *ev, struct evolve_item *item,
 	struct commit_list *old, *new;
 	struct commit_list *unique = NULL, **tail = &unique;
 	struct object_id oid;
-	const char *message, *body;
-	char *author;
 	int ret;
 
 	if (!ev->merging) {
@@ -773,15 +783,8 @@ static int pick_merge(struct evolver *ev, struct evolve_item *item,
 	for (new = parents; new; new = new->next)
 		if (!commit_list_contains(new->item, unique))
 			tail = commit_list_append(new->item, tail);
-	message = repo_logmsg_reencode(r, item->commit, NULL,
-				       get_commit_output_encoding());
-	find_commit_subject(message, &body);
-	author = commit_author(r, item->commit);
-	ret = commit_tree(body, strlen(body), &tree->object.oid, unique, &oid,
-			  author, NULL);
-	repo_unuse_commit_buffer(r, item->commit, message);
+	ret = commit_like(r, item->commit, &tree->object.oid, unique, &oid);
 	commit_list_free(unique);
-	free(author);
 	if (ret) {
 		strbuf_addstr(ev->err, _("could not write the rebased merge"));
 		free(onto_name);
@@ -1414,20 +1417,12 @@ static int resume(struct evolver *ev, enum evolve_action action,
 			    oid_to_hex(&current_oid));
 	} else {
 		struct commit_list *parents = NULL;
-		const char *message = repo_logmsg_reencode(r, current, NULL,
-							   get_commit_output_encoding());
-		const char *body;
-		char *author = commit_author(r, current);
 		struct object_id new;
 		int failed;
 
-		find_commit_subject(message, &body);
 		commit_list_insert(onto, &parents);
-		failed = commit_tree(body, strlen(body), &tree, parents, &new,
-				     author, NULL);
-		repo_unuse_commit_buffer(r, current, message);
+		failed = commit_like(r, current, &tree, parents, &new);
 		commit_list_free(parents);
-		free(author);
 		if (failed) {
 			strbuf_addstr(ev->err, _("could not write the resolved commit"));
 			goto out;
@@ -1519,8 +1514,6 @@ static int squash_follow_up_merge(struct evolver *ev,
 	struct commit_list *parents = NULL;
 	struct commit_rewrite rewrites[3];
 	struct object_id squashed;
-	const char *message, *body;
-	char *author;
 	int ret;
 
 	if (!merge)
@@ -1529,14 +1522,9 @@ static int squash_follow_up_merge(struct evolver *ev,
 	b = merge->commit->parents->next->item;
 	add_parents(a, b, &parents);
 	add_parents(b, a, &parents);
-	message = repo_logmsg_reencode(r, a, NULL, get_commit_output_encoding());
-	find_commit_subject(message, &body);
-	author = commit_author(r, a);
-	ret = commit_tree(body, strlen(body), get_commit_tree_oid(merge->commit),
-			  parents, &squashed, author, NULL);
-	repo_unuse_commit_buffer(r, a, message);
+	ret = commit_like(r, a, get_commit_tree_oid(merge->commit), parents,
+			  &squashed);
 	commit_list_free(parents);
-	free(author);
 	if (ret) {
 		strbuf_addstr(ev->err, _("could not write the squashed merge"));
 		return -1;
@@ -1854,8 +1842,6 @@ static int merge_versions(struct repository *r, struct commit *a,
 	struct commit_list *bases = NULL, *parents = NULL;
 	struct commit *version;
 	struct tree *base_tree;
-	const char *message = NULL, *body;
-	char *author = NULL;
 	int merging = 0, ret = -1;
 
 	if (repo_parse_commit(r, a) || repo_parse_commit(r, b)) {
@@ -1888,24 +1874,17 @@ static int merge_versions(struct repository *r, struct commit *a,
 	/* It replaces both: its parents are theirs, not them. */
 	add_parents(a, b, &parents);
 	add_parents(b, a, &parents);
-	message = repo_logmsg_reencode(r, a, NULL, get_commit_output_encoding());
-	find_commit_subject(message, &body);
-	author = commit_author(r, a);
-	if (commit_tree(body, strlen(body), &result.tree->object.oid, parents,
-			merged, author, NULL)) {
+	if (commit_like(r, a, &result.tree->object.oid, parents, merged)) {
 		strbuf_addstr(err, _("could not write the merged commit"));
 		goto out;
 	}
 	ret = 0;
 
 out:
-	if (message)
-		repo_unuse_commit_buffer(r, a, message);
 	if (merging)
 		merge_finalize(&opt, &result);
 	commit_list_free(bases);
 	commit_list_free(parents);
-	free(author);
 	return ret;
 }
 

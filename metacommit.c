@@ -575,6 +575,30 @@ static void index_change(struct repository *r, const struct object_id *content,
 	free(path);
 }
 
+int content_index_mentions(struct repository *r, const struct object_id *content)
+{
+	char *path = content_index_path(r, content);
+	const char *hex = oid_to_hex(content);
+	size_t hexsz = r->hash_algo->hexsz;
+	struct strbuf buf = STRBUF_INIT;
+	int found = 0;
+
+	if (strbuf_read_file(&buf, path, 0) >= 0) {
+		const char *line = buf.buf;
+
+		while (!found && *line) {
+			const char *eol = strchrnul(line, '\n');
+
+			found = eol - line > hexsz && line[hexsz] == ' ' &&
+				!strncmp(line, hex, hexsz);
+			line = *eol ? eol + 1 : eol;
+		}
+	}
+	strbuf_release(&buf);
+	free(path);
+	return found;
+}
+
 /* Whether `head`, the head of a change, has `content` as its content. */
 static int has_content(struct repository *r, const struct object_id *head,
 		       const struct object_id *content)

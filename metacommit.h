@@ -168,6 +168,14 @@ int modify_change(struct repository *r, const struct object_id *old_commit,
 int repo_changes_enabled(struct repository *r);
 
 /*
+ * Whether the content index has ever listed `content`: whether a change of
+ * this repository had it as its commit at some time (stale entries
+ * included; changes that only came by fetch or update-ref are not there).
+ * One small file read: a cheap test before loading every change.
+ */
+int content_index_mentions(struct repository *r, const struct object_id *content);
+
+/*
  * Whether a rebase is in progress in the current worktree (a "git am" is
  * not one). Commands record nothing then: the rebase records the rewrites
  * of all its commits when it finishes (including what was amended when it

@@ -632,6 +632,15 @@ test_expect_success 'merge-base and merge --amend use the common earlier version
 		test_cmp expect actual &&
 		git merge-base --octopus $v1 $v2 >actual &&
 		test_cmp expect actual &&
+
+		# versions only known from a fetch: not recorded here, so
+		# merge-base does not look for them (merge --amend does)
+		git clone -q --no-local . ../meta-base-clone &&
+		git -C ../meta-base-clone fetch -q origin \
+			"+refs/metas/*:refs/remotes/origin/metas/*" &&
+		git -C ../meta-base-clone merge-base $v1 $v2 >actual &&
+		test_cmp expect actual &&
+
 		# the common parent would make the two add the whole file
 		git merge --amend $v1 &&
 		test_write_lines one 2 3 4 five >expect &&

@@ -2409,22 +2409,83 @@ int prune_changes(struct repository *r, const struct string_list *upstreams,
 	return ret;
 }
 
-void for_each_obsolete_commit(struct repository *r, each_obsolete_fn fn,
-			      void *cb_data)
-{
+struct obsolete_finder {
+	struct repository *repo;
+	struct content_index_cache index;
+	struct strbuf err;
 	struct evolver ev;
-	struct strbuf err = STRBUF_INIT;
-	struct oidmap_iter iter;
+	unsigned loaded:1;
+};
+
+struct obsolete_finder *obsolete_finder_new(struct repository *r)
+{
+	struct obsolete_finder *finder = xcalloc(1, sizeof(*finder));
+
+	finder->repo = r;
+	strbuf_init(&finder->err, 0);
+	return finder;
+}
+
+void obsolete_finder_free(struct obsolete_finder *finder)
+{
+	if (!finder)
+		return;
+	if (finder->loaded)
+		evolver_release(&finder->ev);
+	content_index_cache_release(&finder->index);
+	strbuf_release(&finder->err);
+	free(finder);
+}
+
+/*
+ * Whether `commit` may be an obsolete version: the index lists it for a
+ * change that is gone (renamed, deleted) or whose commit is another one.
+ */
+static int may_be_obsolete(struct obsolete_finder *finder,
+			   const struct object_id *commit)
+{
+	struct string_list refnames = STRING_LIST_INIT_DUP;
+	struct string_list_item *name;
+	int ret = 0;
+
+	content_index_listed(finder->repo, &finder->index, commit, &refnames);
+	for_each_string_list_item(name, &refnames) {
+		struct object_id content;
+
+		if (refs_read_ref(get_main_ref_store(finder->repo),
+				  name->string, &content)) {
+			ret = 1;
+			break;
+		}
+		peel_change_head(finder->repo, name->string, &content);
+		if (!oideq(&content, commit)) {
+			ret = 1;
+			break;
+		}
+	}
+	string_list_clear(&refnames, 0);
+	return ret;
+}
+
+int obsolete_finder_lookup(struct obsolete_finder *finder,
+			   const struct object_id *commit,
+			   const char **change, unsigned *behind)
+{
 	struct obsolete_commit *obsolete;
 
-	evolver_init(&ev, r, &err);
-	load_changes(&ev);
-	oidmap_iter_init(&ev.obsolete, &iter);
-	while ((obsolete = oidmap_iter_next(&iter)))
-		fn(&obsolete->entry.oid, obsolete->newest->refnames.items[0].string,
-		   obsolete->behind, cb_data);
-	evolver_release(&ev);
-	strbuf_release(&err);
+	if (!may_be_obsolete(finder, commit))
+		return 0;
+	if (!finder->loaded) {
+		evolver_init(&finder->ev, finder->repo, &finder->err);
+		load_changes(&finder->ev);
+		finder->loaded = 1;
+	}
+	obsolete = oidmap_get(&finder->ev.obsolete, commit);
+	if (!obsolete)
+		return 0;
+	*change = obsolete->newest->refnames.items[0].string;
+	*behind = obsolete->behind;
+	return 1;
 }
 
 /* A version of a commit, and the versions it was made from. */

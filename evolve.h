@@ -267,17 +267,28 @@ int prune_changes(struct repository *r, const struct string_list *upstreams,
 		  int dry_run, struct string_list *pruned, struct strbuf *err);
 
 /*
- * Call `fn` for each obsolete commit: a commit replaced, in the history
- * of a change under refs/metas/, by a newer version, that is not itself
- * the commit of a change. `change` is the refname of (one of) the changes
- * holding its newest version and `behind` how many versions came after
- * it (along one path of the change's history). In no particular order.
+ * For "git log --decorate": whether commits are obsolete, i.e. replaced,
+ * in the history of a change under refs/metas/, by a newer version, and
+ * are not themselves the commit of a change. Knowing that for sure means
+ * walking the history of every change; the finder does that once, and
+ * only when it is asked about a commit that may be obsolete: one the
+ * content index lists for a change whose commit it no longer is. Others
+ * cost a look at a cached index bucket. (So obsolete versions of changes
+ * that only came by fetch or update-ref are not found.)
  */
-typedef void each_obsolete_fn(const struct object_id *obsolete,
-			      const char *change, unsigned behind,
-			      void *cb_data);
-void for_each_obsolete_commit(struct repository *r, each_obsolete_fn fn,
-			      void *cb_data);
+struct obsolete_finder;
+struct obsolete_finder *obsolete_finder_new(struct repository *r);
+void obsolete_finder_free(struct obsolete_finder *finder);
+
+/*
+ * Whether `commit` is obsolete: then `change` is set to the refname of
+ * (one of) the changes holding its newest version, valid until the finder
+ * is freed, and `behind` to how many versions came after it (along one
+ * path of the change's history).
+ */
+int obsolete_finder_lookup(struct obsolete_finder *finder,
+			   const struct object_id *commit,
+			   const char **change, unsigned *behind);
 
 /*
  * The design's merge base of two versions of the same change: following

@@ -575,28 +575,71 @@ static void index_change(struct repository *r, const struct object_id *content,
 	free(path);
 }
 
-int content_index_mentions(struct repository *r, const struct object_id *content)
+/* The text of the bucket of `content`, read once if there is a cache. */
+static const char *content_index_bucket(struct repository *r,
+					struct content_index_cache *cache,
+					const struct object_id *content,
+					struct strbuf *scratch)
 {
-	char *path = content_index_path(r, content);
+	unsigned char byte = content->hash[0];
+	struct strbuf *buf = cache ? &cache->buckets[byte] : scratch;
+	char *path;
+
+	/* A bucket of the cache starts zeroed, without even strbuf_slopbuf. */
+	if (cache && cache->loaded[byte])
+		return buf->buf ? buf->buf : "";
+	path = content_index_path(r, content);
+	if (strbuf_read_file(buf, path, 0) < 0 && errno != ENOENT)
+		warning_errno(_("could not read '%s'"), path);
+	free(path);
+	if (cache)
+		cache->loaded[byte] = 1;
+	return buf->buf ? buf->buf : "";
+}
+
+void content_index_listed(struct repository *r, struct content_index_cache *cache,
+			  const struct object_id *content,
+			  struct string_list *refnames)
+{
+	struct strbuf scratch = STRBUF_INIT;
+	const char *line = content_index_bucket(r, cache, content, &scratch);
 	const char *hex = oid_to_hex(content);
 	size_t hexsz = r->hash_algo->hexsz;
-	struct strbuf buf = STRBUF_INIT;
-	int found = 0;
 
-	if (strbuf_read_file(&buf, path, 0) >= 0) {
-		const char *line = buf.buf;
+	while (*line) {
+		const char *eol = strchrnul(line, '\n');
 
-		while (!found && *line) {
-			const char *eol = strchrnul(line, '\n');
+		if (eol - line > hexsz + 1 && line[hexsz] == ' ' &&
+		    !strncmp(line, hex, hexsz)) {
+			char *refname = xmemdupz(line + hexsz + 1,
+						 eol - line - hexsz - 1);
 
-			found = eol - line > hexsz && line[hexsz] == ' ' &&
-				!strncmp(line, hex, hexsz);
-			line = *eol ? eol + 1 : eol;
+			if (!unsorted_string_list_has_string(refnames, refname))
+				string_list_append_nodup(refnames, refname);
+			else
+				free(refname);
 		}
+		line = *eol ? eol + 1 : eol;
 	}
-	strbuf_release(&buf);
-	free(path);
-	return found;
+	strbuf_release(&scratch);
+}
+
+void content_index_cache_release(struct content_index_cache *cache)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(cache->buckets); i++)
+		strbuf_release(&cache->buckets[i]);
+	memset(cache->loaded, 0, sizeof(cache->loaded));
+}
+
+int content_index_mentions(struct repository *r, const struct object_id *content)
+{
+	struct string_list refnames = STRING_LIST_INIT_DUP;
+	int ret;
+
+	content_index_listed(r, NULL, content, &refnames);
+	ret = refnames.nr > 0;
+	string_list_clear(&refnames, 0);
+	return ret;
 }
 
 /* Whether `head`, the head of a change, has `content` as its content. */

@@ -3,6 +3,7 @@
 
 #include "hash.h"
 #include "oid-array.h"
+#include "strbuf.h"
 
 struct commit;
 struct repository;
@@ -168,10 +169,29 @@ int modify_change(struct repository *r, const struct object_id *old_commit,
 int repo_changes_enabled(struct repository *r);
 
 /*
- * Whether the content index has ever listed `content`: whether a change of
- * this repository had it as its commit at some time (stale entries
- * included; changes that only came by fetch or update-ref are not there).
- * One small file read: a cheap test before loading every change.
+ * The content index (see metacommit.c) read as it is, stale entries
+ * included: the changes that had `content` as their commit at some time.
+ * Changes that only came by fetch or update-ref are not there.
+ */
+struct content_index_cache {
+	/* One bucket per first byte of the object name, read once. */
+	struct strbuf buckets[256];
+	unsigned char loaded[256];
+};
+void content_index_cache_release(struct content_index_cache *cache);
+
+/*
+ * Append to `refnames` (a string list that owns its strings) the refnames
+ * the content index ever listed for `content`, each once. With a `cache`
+ * (or NULL), each bucket is read once however many commits are asked.
+ */
+void content_index_listed(struct repository *r, struct content_index_cache *cache,
+			  const struct object_id *content,
+			  struct string_list *refnames);
+
+/*
+ * Whether the content index ever listed `content`: one small file read,
+ * a cheap test before loading every change.
  */
 int content_index_mentions(struct repository *r, const struct object_id *content);
 

@@ -250,6 +250,17 @@ test_expect_success 'log --decorate marks obsolete commits' '
 		test_cmp expect actual &&
 		git log --decorate --format="%D" -1 v2 >actual &&
 		echo "obsolete, 1 commit behind metas/change, tag: v2" >expect &&
+		test_cmp expect actual &&
+
+		# the current version is not obsolete; renamed, the old ones
+		# still are (the index knows them under the old name)
+		git log --decorate --decorate-refs=refs/metas/ --format="%D" \
+			-1 HEAD >actual &&
+		echo "metas/change" >expect &&
+		test_cmp expect actual &&
+		git change rename change renamed &&
+		git log --decorate --format="%D" v2 >actual &&
+		echo "obsolete, 1 commit behind metas/renamed, tag: v2" >expect &&
 		test_cmp expect actual
 	)
 '

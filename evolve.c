@@ -471,6 +471,22 @@ static void prepare_carrying(struct evolver *ev)
 	}
 }
 
+static struct evolve_item *add_carried_item(struct evolver *ev,
+					    struct commit *commit)
+{
+	struct evolve_item *item;
+
+	CALLOC_ARRAY(item, 1);
+	oidcpy(&item->entry.oid, &commit->object.oid);
+	item->commit = commit;
+	string_list_init_dup(&item->refnames);
+	item->carried = xstrdup(repo_find_unique_abbrev(ev->repo,
+							&commit->object.oid,
+							DEFAULT_ABBREV));
+	oidmap_put(&ev->items, item);
+	return item;
+}
+
 /*
  * A commit without a change between a change and the obsolete (or
  * abandoned) commit it is built on, say the commit of a change that was
@@ -513,20 +529,11 @@ static struct evolve_item *carried_item(struct evolver *ev,
 		carry = 0;
 
 	for (struct commit_list *p = path; p; p = p->next) {
-		struct evolve_item *item;
-
 		if (!carry) {
 			oidset_insert(&ev->not_carried, &p->item->object.oid);
 			continue;
 		}
-		CALLOC_ARRAY(item, 1);
-		oidcpy(&item->entry.oid, &p->item->object.oid);
-		item->commit = p->item;
-		string_list_init_dup(&item->refnames);
-		item->carried = xstrdup(repo_find_unique_abbrev(ev->repo,
-								&p->item->object.oid,
-								DEFAULT_ABBREV));
-		oidmap_put(&ev->items, item);
+		add_carried_item(ev, p->item);
 	}
 	commit_list_free(path);
 	return carry ? oidmap_get(&ev->items, &commit->object.oid) : NULL;
@@ -1252,8 +1259,15 @@ static void seed_done(struct evolver *ev, const char *done)
 		const char *end = strchrnul(p, '\n');
 
 		if (!parse_oid_hex(p, &result, &p) && *p == ' ' &&
-		    !parse_oid_hex(p + 1, &old, &p) &&
-		    (item = oidmap_get(&ev->items, &old))) {
+		    !parse_oid_hex(p + 1, &old, &p)) {
+			struct commit *commit = lookup_commit(ev->repo, &old);
+
+			item = oidmap_get(&ev->items, &old);
+			/* Not a change's: a commit evolve was carrying along. */
+			if (!item && commit)
+				item = add_carried_item(ev, commit);
+			if (!item)
+				goto next;
 			item->state = ITEM_DONE;
 			item->result = lookup_commit(ev->repo, &result);
 			if (starts_with(p, " skip")) {
@@ -1269,6 +1283,7 @@ static void seed_done(struct evolver *ev, const char *done)
 					 xstrdup(""))->resumed = 1;
 			}
 		}
+next:
 		p = *end ? end + 1 : end;
 	}
 }

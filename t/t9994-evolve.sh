@@ -1277,4 +1277,37 @@ test_expect_success 'commits without a change in a stack are carried along' '
 	)
 '
 
+test_expect_success 'a carried commit that conflicts is resumed with --continue' '
+	git init carry-conflict &&
+	(
+		cd carry-conflict &&
+		test_commit A &&
+		test_commit --no-tag bottom b.t b &&
+		echo x >b.t &&
+		test_tick &&
+		test_env GIT_TEST_ENABLE_CHANGES=false \
+			git commit -q -a -m unrecorded &&
+		plain=$(git rev-parse HEAD) &&
+		test_commit --no-tag top c.t &&
+		git checkout -q --detach metas/bottom &&
+		echo b2 >b.t &&
+		test_tick &&
+		git commit -q -a --amend --no-edit &&
+
+		test_must_fail git evolve 2>err &&
+		test_grep "could not rebase $(git rev-parse --short $plain) onto metas/bottom: conflict" err &&
+		echo x >b.t &&
+		git add b.t &&
+		git evolve --continue >out &&
+		test_grep "^rebasing metas/top onto " out &&
+		test_cmp_rev metas/top^ metas/unrecorded &&
+		test_cmp_rev metas/unrecorded^ metas/bottom &&
+		echo x >expect &&
+		git show metas/unrecorded:b.t >actual &&
+		test_cmp expect actual &&
+		git evolve >out &&
+		test_grep "Nothing to evolve" out
+	)
+'
+
 test_done

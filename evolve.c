@@ -394,8 +394,10 @@ static void report_divergence(struct evolver *ev,
 	strbuf_addf(ev->err,
 		    _("\nmerge the two versions into one with\n"
 		      "  git checkout %s && git merge --amend %s\n"
-		      "or drop one of them with \"git change delete\""),
-		    item_name(obsolete->newest), item_name(obsolete->divergent));
+		      "drop one of them with \"git change delete\", or keep both,\n"
+		      "one as a copy, with \"git change copy %s\""),
+		    item_name(obsolete->newest), item_name(obsolete->divergent),
+		    item_name(obsolete->divergent));
 }
 
 /* The first upstream that has `commit` in its history, or NULL. */

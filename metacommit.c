@@ -1381,6 +1381,49 @@ out:
 	return ret;
 }
 
+int copy_change(struct repository *r, const char *name,
+		struct strbuf *copied, struct strbuf *err)
+{
+	struct ref_store *refs = get_main_ref_store(r);
+	struct ref_transaction *transaction = NULL;
+	struct metacommit_data data = METACOMMIT_DATA_INIT;
+	struct object_id head, meta;
+	char *msg = NULL;
+	int ret = -1;
+
+	strbuf_add_change_refname(copied, name);
+	if (!starts_with(copied->buf, CHANGES_REF_PREFIX) ||
+	    check_refname_format(copied->buf, 0) ||
+	    refs_read_ref(refs, copied->buf, &head)) {
+		strbuf_addf(err, _("change '%s' not found"), name);
+		goto out;
+	}
+	oidcpy(&data.content, &head);
+	if (!peel_change_head(r, copied->buf, &data.content)) {
+		strbuf_addf(err, _("change '%s' has no history to turn into a copy"),
+			    name);
+		goto out;
+	}
+	/* "c <content> o <head>": what it replaced, it no longer does. */
+	oid_array_append(&data.origin, &head);
+	msg = describe(r, lookup_commit(r, &data.content), "change copy");
+	if (write_metacommit(r, &data, msg, &meta, err))
+		goto out;
+	transaction = ref_store_transaction_begin(refs, 0, err);
+	if (!transaction ||
+	    ref_transaction_update(transaction, copied->buf, &meta, &head,
+				   NULL, NULL, REF_FORCE_CREATE_REFLOG,
+				   msg, err) ||
+	    ref_transaction_commit(transaction, err))
+		goto out;
+	ret = 0;
+out:
+	ref_transaction_free(transaction);
+	metacommit_data_clear(&data);
+	free(msg);
+	return ret;
+}
+
 int abandon_change(struct repository *r, const struct object_id *commit,
 		   struct string_list *changes, struct strbuf *err)
 {

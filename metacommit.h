@@ -294,6 +294,18 @@ int restore_change(struct repository *r, const char *name,
 		   struct strbuf *restored, struct strbuf *err);
 
 /*
+ * "git change copy": the design's third way out of divergence. The change
+ * `name` (under refs/metas/) gets a metacommit with the same commit whose
+ * only other parent is its previous head, as an origin: it becomes a copy
+ * of its history rather than a replacement of what that history replaced,
+ * so it no longer makes those commits obsolete, and both sides of the
+ * divergence live on as separate changes. `copied` receives the refname.
+ * Returns 0, or -1 with a message in `err`.
+ */
+int copy_change(struct repository *r, const char *name,
+		struct strbuf *copied, struct strbuf *err);
+
+/*
  * Abandon `commit`: every change whose head has it as content is advanced
  * to a metacommit that marks it abandoned ("a"), so that "git evolve"
  * drops it from history. The refnames of those changes are appended to

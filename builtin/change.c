@@ -42,6 +42,8 @@
 	N_("git change forget [--force] <change>...")
 #define BUILTIN_CHANGE_PRUNE_USAGE \
 	N_("git change prune [-n] [<branch>...]")
+#define BUILTIN_CHANGE_COPY_USAGE \
+	N_("git change copy <change>")
 
 /*
  * Show "refs/metas/foo" as "metas/foo" and "refs/remotes/origin/metas/foo"
@@ -516,6 +518,35 @@ static int change_abandon(int argc, const char **argv, const char *prefix,
 	return !!ret;
 }
 
+static int change_copy(int argc, const char **argv, const char *prefix,
+		       struct repository *repo)
+{
+	const char * const usage[] = {
+		BUILTIN_CHANGE_COPY_USAGE,
+		NULL,
+	};
+	struct option options[] = {
+		OPT_END(),
+	};
+	struct strbuf copied = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
+	int ret;
+
+	argc = parse_options(argc, argv, prefix, options, usage, 0);
+	if (argc != 1)
+		usage_with_options(usage, options);
+
+	ret = copy_change(repo, argv[0], &copied, &err);
+	if (ret)
+		error("%s", err.buf);
+	else
+		printf(_("Change %s is now a copy: it replaces nothing\n"),
+		       display_name(copied.buf));
+	strbuf_release(&copied);
+	strbuf_release(&err);
+	return !!ret;
+}
+
 static int change_rename(int argc, const char **argv, const char *prefix,
 			 struct repository *repo)
 {
@@ -643,6 +674,7 @@ int cmd_change(int argc,
 		BUILTIN_CHANGE_RENAME_USAGE,
 		BUILTIN_CHANGE_FORGET_USAGE,
 		BUILTIN_CHANGE_PRUNE_USAGE,
+		BUILTIN_CHANGE_COPY_USAGE,
 		NULL,
 	};
 	parse_opt_subcommand_fn *fn = NULL;
@@ -655,6 +687,7 @@ int cmd_change(int argc,
 		OPT_SUBCOMMAND("rename", &fn, change_rename),
 		OPT_SUBCOMMAND("forget", &fn, change_forget),
 		OPT_SUBCOMMAND("prune", &fn, change_prune),
+		OPT_SUBCOMMAND("copy", &fn, change_copy),
 		OPT_END(),
 	};
 

@@ -567,6 +567,34 @@ test_expect_success 'divergence stops evolve before anything moves' '
 	)
 '
 
+test_expect_success 'change copy keeps both versions of a divergent commit' '
+	cp -R diverge diverge-copy &&
+	(
+		cd diverge-copy &&
+		test_must_fail git evolve 2>err &&
+		test_grep "one as a copy, with \"git change copy metas/b-2\"" err &&
+		old_head=$(git rev-parse "metas/b-2^{metacommit}") &&
+		two=$(git rev-parse metas/b-2) &&
+		git change copy metas/b-2 >out &&
+		test_grep "Change metas/b-2 is now a copy" out &&
+		check_meta_commit metas/b-2 "change copy: B two" \
+			c $two o $old_head &&
+		git change list -v >list &&
+		test_grep ! divergent list &&
+		git evolve >out &&
+		test_grep "^rebasing metas/c onto metas/b\$" out &&
+		test_cmp_rev metas/b-2 $two &&
+		git log --obslog metas/b-2 >obslog &&
+		test_grep "change copy: B two" obslog &&
+
+		test_must_fail git change copy metas/no-such 2>err &&
+		test_grep "change .metas/no-such. not found" err &&
+		test_commit --no-tag fresh &&
+		test_must_fail git change copy metas/fresh 2>err &&
+		test_grep "has no history to turn into a copy" err
+	)
+'
+
 test_expect_success 'merge --amend resolves divergence as in the design' '
 	git init merge-amend &&
 	(

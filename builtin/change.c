@@ -457,17 +457,26 @@ static int change_forget(int argc, const char **argv, const char *prefix,
 	return !!ret;
 }
 
-static int change_restore(int argc, const char **argv, const char *prefix,
-			  struct repository *repo)
+/*
+ * The shape of "restore" and "copy": one change name and no option, for a
+ * library function that reports the refname it acted on, and a message
+ * (with a %s for that name) that says it was done.
+ */
+typedef int one_change_fn(struct repository *r, const char *name,
+			  struct strbuf *refname, struct strbuf *err);
+
+static int one_change_command(int argc, const char **argv, const char *prefix,
+			      struct repository *repo, const char *usage_line,
+			      one_change_fn *fn, const char *done)
 {
 	const char * const usage[] = {
-		BUILTIN_CHANGE_RESTORE_USAGE,
+		usage_line,
 		NULL,
 	};
 	struct option options[] = {
 		OPT_END(),
 	};
-	struct strbuf restored = STRBUF_INIT;
+	struct strbuf refname = STRBUF_INIT;
 	struct strbuf err = STRBUF_INIT;
 	int ret;
 
@@ -475,14 +484,30 @@ static int change_restore(int argc, const char **argv, const char *prefix,
 	if (argc != 1)
 		usage_with_options(usage, options);
 
-	ret = restore_change(repo, argv[0], &restored, &err);
+	ret = fn(repo, argv[0], &refname, &err);
 	if (ret)
 		error("%s", err.buf);
 	else
-		printf(_("Restored change %s\n"), display_name(restored.buf));
-	strbuf_release(&restored);
+		printf(done, display_name(refname.buf));
+	strbuf_release(&refname);
 	strbuf_release(&err);
 	return !!ret;
+}
+
+static int change_restore(int argc, const char **argv, const char *prefix,
+			  struct repository *repo)
+{
+	return one_change_command(argc, argv, prefix, repo,
+				  BUILTIN_CHANGE_RESTORE_USAGE, restore_change,
+				  _("Restored change %s\n"));
+}
+
+static int change_copy(int argc, const char **argv, const char *prefix,
+		       struct repository *repo)
+{
+	return one_change_command(argc, argv, prefix, repo,
+				  BUILTIN_CHANGE_COPY_USAGE, copy_change,
+				  _("Change %s is now a copy: it replaces nothing\n"));
 }
 
 static int change_abandon(int argc, const char **argv, const char *prefix,
@@ -514,35 +539,6 @@ static int change_abandon(int argc, const char **argv, const char *prefix,
 			printf(_("Abandoned change %s\n"),
 			       display_name(item->string));
 	string_list_clear(&changes, 1);
-	strbuf_release(&err);
-	return !!ret;
-}
-
-static int change_copy(int argc, const char **argv, const char *prefix,
-		       struct repository *repo)
-{
-	const char * const usage[] = {
-		BUILTIN_CHANGE_COPY_USAGE,
-		NULL,
-	};
-	struct option options[] = {
-		OPT_END(),
-	};
-	struct strbuf copied = STRBUF_INIT;
-	struct strbuf err = STRBUF_INIT;
-	int ret;
-
-	argc = parse_options(argc, argv, prefix, options, usage, 0);
-	if (argc != 1)
-		usage_with_options(usage, options);
-
-	ret = copy_change(repo, argv[0], &copied, &err);
-	if (ret)
-		error("%s", err.buf);
-	else
-		printf(_("Change %s is now a copy: it replaces nothing\n"),
-		       display_name(copied.buf));
-	strbuf_release(&copied);
 	strbuf_release(&err);
 	return !!ret;
 }

@@ -644,29 +644,30 @@ static int commit_like(struct repository *r, struct commit *like,
 	return ret;
 }
 
-/* Rebase the content of `item` onto `onto`, in memory. */
-static int pick(struct evolver *ev, struct evolve_item *item,
-		struct commit *onto, char *onto_name)
+static void start_merging(struct evolver *ev)
 {
-	struct commit *picked;
+	if (ev->merging)
+		return;
+	init_basic_merge_options(&ev->merge_opt, ev->repo);
+	ev->merge_opt.show_rename_progress = 0;
+	ev->merge_result.clean = 1;
+	ev->merging = 1;
+}
 
-	if (!ev->merging) {
-		init_basic_merge_options(&ev->merge_opt, ev->repo);
-		ev->merge_opt.show_rename_progress = 0;
-		ev->merge_result.clean = 1;
-		ev->merging = 1;
-	}
-	picked = replay_pick_commit(ev->repo, item->commit, onto, &ev->merge_opt,
-				    &ev->merge_result, REPLAY_EMPTY_COMMIT_DROP);
-	if (!picked) {
-		report_conflict(ev, item, onto_name);
-		free(onto_name);
-		if (!ev->merge_result.clean) {
-			ev->conflict_item = item;
-			ev->conflict_onto = onto;
-		}
-		return -1;
-	}
+/* The content of `item` rebased onto `onto`, in memory; NULL on conflict. */
+static struct commit *try_pick(struct evolver *ev, struct evolve_item *item,
+			       struct commit *onto)
+{
+	start_merging(ev);
+	return replay_pick_commit(ev->repo, item->commit, onto, &ev->merge_opt,
+				  &ev->merge_result, REPLAY_EMPTY_COMMIT_DROP);
+}
+
+/* `item` was rebased onto `onto` as `picked` (`onto` itself if emptied). */
+static void record_pick(struct evolver *ev, struct evolve_item *item,
+			struct commit *onto, struct commit *picked,
+			char *onto_name)
+{
 	if (picked == onto) {
 		item->emptied = 1;
 		ALLOC_GROW(ev->emptied, ev->emptied_nr + 1, ev->emptied_alloc);
@@ -677,6 +678,24 @@ static int pick(struct evolver *ev, struct evolve_item *item,
 		add_step(ev, EVOLVE_STEP_REBASE, item, onto_name);
 	}
 	item->result = picked;
+}
+
+/* Rebase the content of `item` onto `onto`, in memory. */
+static int pick(struct evolver *ev, struct evolve_item *item,
+		struct commit *onto, char *onto_name)
+{
+	struct commit *picked = try_pick(ev, item, onto);
+
+	if (!picked) {
+		report_conflict(ev, item, onto_name);
+		free(onto_name);
+		if (!ev->merge_result.clean) {
+			ev->conflict_item = item;
+			ev->conflict_onto = onto;
+		}
+		return -1;
+	}
+	record_pick(ev, item, onto, picked, onto_name);
 	return 0;
 }
 
@@ -703,15 +722,101 @@ static struct commit *below_cycle(struct evolver *ev, struct commit *commit)
 }
 
 /*
+ * The changes of the cycle that `item` closes, in the order evolve reached
+ * them: the parent of each is an earlier version of the next one's, and
+ * that of the last an earlier version of `item`'s. Returns 0, or -1 if the
+ * cycle is not made of plain single-parent commits (then only the simple
+ * way of breaking it is tried).
+ */
+static int cycle_members(struct evolver *ev, struct evolve_item *item,
+			 struct evolve_item ***members, size_t *nr)
+{
+	struct evolve_item *member = item;
+	size_t alloc = 0;
+
+	*members = NULL;
+	*nr = 0;
+	do {
+		struct commit *parent;
+		struct obsolete_commit *obsolete;
+
+		if (member->abandoned || repo_parse_commit(ev->repo, member->commit) ||
+		    !member->commit->parents || member->commit->parents->next ||
+		    *nr > oidmap_get_size(&ev->items))
+			goto fail;
+		ALLOC_GROW(*members, *nr + 1, alloc);
+		(*members)[(*nr)++] = member;
+		parent = member->commit->parents->item;
+		obsolete = oidmap_get(&ev->obsolete, &parent->object.oid);
+		member = obsolete ? obsolete->newest :
+			oidmap_get(&ev->items, &parent->object.oid);
+		if (!member || member->state != ITEM_VISITING)
+			goto fail;
+	} while (member != item);
+	return 0;
+fail:
+	FREE_AND_NULL(*members);
+	*nr = 0;
+	return -1;
+}
+
+/*
+ * Try to rebase the cycle `members` (see cycle_members()) onto `onto`
+ * with members[first] going first: then the one built on an earlier
+ * version of it, and so on around the cycle. On success, record the
+ * picks, mark every member done and return 0; on a conflict, return 1
+ * and leave nothing recorded.
+ */
+static int try_cycle_order(struct evolver *ev, struct evolve_item **members,
+			   size_t nr, size_t first, struct commit *onto,
+			   struct evolve_item *onto_item)
+{
+	struct commit **picked;
+	struct commit *prev = onto;
+	int ret = 0;
+
+	ALLOC_ARRAY(picked, nr);
+	for (size_t i = 0; i < nr; i++) {
+		struct evolve_item *member = members[(first + nr - i) % nr];
+
+		picked[i] = try_pick(ev, member, prev);
+		if (!picked[i]) {
+			ret = 1;
+			goto out;
+		}
+		prev = picked[i];
+	}
+	prev = onto;
+	for (size_t i = 0; i < nr; i++) {
+		struct evolve_item *member = members[(first + nr - i) % nr];
+
+		record_pick(ev, member, prev, picked[i],
+			    describe_onto(ev, onto_item, prev));
+		member->changed = 1;
+		member->state = ITEM_DONE;
+		onto_item = member;
+		prev = picked[i];
+	}
+out:
+	free(picked);
+	return ret;
+}
+
+/*
  * `item` was reached again while its parent was being evolved: the
  * changes form a cycle (each is based on an obsolete version of the
- * next). The design breaks it by picking one to go first, `item`: it goes
- * onto the commit below the cycle, and the others follow onto it.
+ * next). The design breaks it by picking one to go first, onto the
+ * commit below the cycle, the others following onto it; if that
+ * conflicts, each of the other changes is tried first in turn, and if
+ * every order conflicts, `item` goes first and evolve stops on its
+ * conflict.
  */
 static int break_cycle(struct evolver *ev, struct evolve_item *item)
 {
 	struct commit *base, *onto;
 	struct evolve_item *onto_item;
+	struct evolve_item **members;
+	size_t nr;
 	int changed = 0;
 
 	base = item->commit->parents ?
@@ -725,6 +830,18 @@ static int break_cycle(struct evolver *ev, struct evolve_item *item)
 	onto = resolve(ev, base, &changed, &onto_item);
 	if (!onto)
 		return -1;
+
+	if (!ev->opts->dry_run && !cycle_members(ev, item, &members, &nr)) {
+		int ret = 1;
+
+		for (size_t first = 0; ret > 0 && first < nr; first++)
+			ret = try_cycle_order(ev, members, nr, first, onto,
+					      onto_item);
+		free(members);
+		if (!ret)
+			return 0;
+	}
+
 	item->changed = 1;
 	item->state = ITEM_DONE;
 	if (item->abandoned)
@@ -755,11 +872,7 @@ static int pick_merge(struct evolver *ev, struct evolve_item *item,
 	struct object_id oid;
 	int ret;
 
-	if (!ev->merging) {
-		init_basic_merge_options(&ev->merge_opt, r);
-		ev->merge_opt.show_rename_progress = 0;
-		ev->merging = 1;
-	}
+	start_merging(ev);
 	for (old = item->commit->parents, new = parents; old && new;
 	     old = old->next, new = new->next) {
 		if (old->item == new->item)

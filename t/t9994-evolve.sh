@@ -1190,6 +1190,43 @@ test_expect_success 'a cycle of changes is broken: one goes first' '
 	)
 '
 
+test_expect_success 'a cycle tries another change first if the first conflicts' '
+	git init cycle-order &&
+	(
+		cd cycle-order &&
+		test_commit X &&
+		test_commit --no-tag first fa 1 &&
+		git tag A1 &&
+		test_commit --no-tag second fb 1 &&
+		git tag B1 &&
+		# first again edits fb, which only exists above B1: it
+		# cannot go first onto X, but it can follow second
+		echo 2 >>fb &&
+		test_tick &&
+		test_env GIT_TEST_ENABLE_CHANGES=false \
+			git commit -q -a -m "first again" &&
+		git change update -c HEAD -r A1 &&
+		git checkout -q --detach A1 &&
+		echo 1 >fb &&
+		git add fb &&
+		test_tick &&
+		test_env GIT_TEST_ENABLE_CHANGES=false \
+			git commit -q -m "second again" &&
+		git change update -c HEAD -r B1 &&
+		git evolve >out &&
+		cat >expect <<-\EOF &&
+		rebasing metas/second onto metas/x
+		rebasing metas/first onto metas/second
+		EOF
+		test_cmp expect out &&
+		test_cmp_rev metas/second^ X &&
+		test_cmp_rev metas/first^ metas/second &&
+		test_write_lines 1 2 >expect &&
+		git show metas/first:fb >actual &&
+		test_cmp expect actual
+	)
+'
+
 test_expect_success 'a merge commit in a stack is rebased with its edits' '
 	git init merges &&
 	(

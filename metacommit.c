@@ -530,15 +530,15 @@ out:
 /*
  * The content index maps a commit to the changes whose head has it as its
  * content, so that recording a rewrite of a commit does not have to read
- * every change: $GIT_COMMON_DIR/metas-index/<xx>/<rest of the hex name>
- * lists their refnames, one per line. Entries are only ever appended, when
- * this library moves a change, and are checked against the refs when read:
- * since what a metacommit names as its content never changes, an entry can
- * go stale (the change moved on) but never be wrong unnoticed. Changes
- * moved by other means (update-ref, fetch) are missing from the index.
- */
-/*
- * The content index lives in $GIT_COMMON_DIR/metas-index/<xx>: one bucket
+ * every change. Entries are only ever appended, when this library moves a
+ * change, and are checked against the refs when read: since what a
+ * metacommit names as its content never changes, an entry can go stale
+ * (the change moved on) but never be wrong unnoticed. Stale entries are
+ * useful too: they say which commits were ever the commit of a change
+ * (content_index_listed()). Changes moved by other means (update-ref,
+ * fetch) are missing from the index.
+ *
+ * It lives in $GIT_COMMON_DIR/metas-index/<xx>: one bucket
  * per first byte of the content's object name, each a list of
  * "<content> <refname>" lines appended as changes move. Buckets stay small
  * (changes are few next to commits), and once the 256 buckets exist,

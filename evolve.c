@@ -16,6 +16,7 @@
 #include "merge-ort.h"
 #include "metacommit.h"
 #include "object-name.h"
+#include "odb.h"
 #include "oidmap.h"
 #include "oidset.h"
 #include "path.h"
@@ -1079,6 +1080,26 @@ static int visit_all(struct evolver *ev)
 	return ret;
 }
 
+/*
+ * Rebase everything in memory. Each pick writes a tree and a commit: hold
+ * them to write them out together, as a single pack rather than a file
+ * each, before anything refers to them.
+ */
+static int evolve_in_memory(struct evolver *ev)
+{
+	int ret;
+
+	odb_hold_writes(ev->repo->objects);
+	ret = visit_all(ev);
+	if (odb_release_writes(ev->repo->objects)) {
+		strbuf_addstr(ev->err, _("could not write the evolved commits"));
+		/* Nothing to stop at: the conflict's commits are missing. */
+		ev->conflict_item = NULL;
+		ret = -1;
+	}
+	return ret;
+}
+
 struct follow_cb {
 	struct evolver *ev;
 	struct ref_move *moves;
@@ -1785,7 +1806,7 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 		load_changes(&ev);
 		seed_done(&ev, done.buf);
 		ev.new_rewrites = ev.rewrites_nr;
-		ret = visit_all(&ev);
+		ret = evolve_in_memory(&ev);
 	}
 	if (!ret)
 		ret = write_results(&ev);

@@ -931,7 +931,29 @@ struct rewrite_batch {
 	size_t moves_nr;
 	/* The caller added every change that matters: skip the index. */
 	unsigned all_changes_known:1;
+	/* The metacommits written so far are held in memory. */
+	unsigned holding_writes:1;
 };
+
+/*
+ * A rebase records many rewrites at once: hold their metacommits to write
+ * them out together, a single pack rather than a file each.
+ */
+static void batch_hold_writes(struct rewrite_batch *batch)
+{
+	if (batch->holding_writes)
+		return;
+	odb_hold_writes(batch->repo->objects);
+	batch->holding_writes = 1;
+}
+
+static int batch_release_writes(struct rewrite_batch *batch)
+{
+	if (!batch->holding_writes)
+		return 0;
+	batch->holding_writes = 0;
+	return odb_release_writes(batch->repo->objects);
+}
 
 static struct batch_change *batch_add(struct rewrite_batch *batch,
 				      const char *refname,
@@ -1070,6 +1092,11 @@ static int batch_commit(struct rewrite_batch *batch, struct strbuf *err)
 	struct string_list_item *item;
 	int ret = -1;
 
+	/* The metacommits must be on disk before a change refers to them. */
+	if (batch_release_writes(batch)) {
+		strbuf_addstr(err, _("could not write the metacommits"));
+		return -1;
+	}
 	transaction = ref_store_transaction_begin(get_main_ref_store(batch->repo),
 						  0, err);
 	if (!transaction)
@@ -1123,6 +1150,8 @@ static void batch_clear(struct rewrite_batch *batch)
 {
 	struct string_list_item *item;
 
+	/* Nothing refers to them after a failure, but end the hold. */
+	batch_release_writes(batch);
 	for_each_string_list_item(item, &batch->changes) {
 		struct batch_change *change = item->util;
 
@@ -1139,6 +1168,7 @@ static int batch_add_rewrites(struct rewrite_batch *batch,
 	struct oid_array olds = OID_ARRAY_INIT;
 	int ret = 0;
 
+	batch_hold_writes(batch);
 	batch->type = type;
 	for (size_t i = 0; !ret && i < nr; i++) {
 		const struct object_id *new = &rewrites[i].new;

@@ -364,6 +364,84 @@ test_expect_success 'gc keeps what a stopped evolve has rebased' '
 	)
 '
 
+# The pack (.git/objects/pack/*.pack) that holds the object "$1".
+pack_holding () {
+	for idx in .git/objects/pack/*.idx
+	do
+		if git show-index <"$idx" | grep -q " $1 "
+		then
+			echo "${idx%.idx}.pack"
+			return 0
+		fi
+	done
+	return 1
+}
+
+test_expect_success 'evolve writes its commits and metacommits as two packs' '
+	git init packs &&
+	(
+		cd packs &&
+		test_commit base &&
+		for i in $(test_seq 12)
+		do
+			test_commit item$i || return 1
+		done &&
+		git gc -q &&
+		git checkout -q --detach item1 &&
+		test_tick &&
+		git commit -q --amend -m "item 1, amended" &&
+		git count-objects -v >before &&
+		git evolve &&
+		git count-objects -v >after &&
+
+		# No loose object more, two packs more.
+		grep "^count:" before >expect &&
+		grep "^count:" after >actual &&
+		test_cmp expect actual &&
+		echo "packs: $(($(sed -n "s/^packs: //p" before) + 2))" >expect &&
+		grep "^packs:" after >actual &&
+		test_cmp expect actual &&
+		test_cmp_rev metas/item12~11 metas/item1 &&
+
+		# Checking a metacommit reads its content from the other
+		# pack: fsck must check every pack all the same.
+		commits=$(pack_holding $(git rev-parse metas/item12^{commit})) &&
+		metacommits=$(pack_holding $(git for-each-ref --format="%(objectname)" refs/metas/item12)) &&
+		test "$commits" != "$metacommits" &&
+		test-tool chmtime =-200 "$commits" &&
+		test-tool chmtime =-100 "$metacommits" &&
+		git fsck 2>err &&
+		test_must_be_empty err
+	)
+'
+
+test_expect_success 'a conflict after many picks finds them all on disk' '
+	git init packs-conflict &&
+	(
+		cd packs-conflict &&
+		test_commit base &&
+		for i in $(test_seq 10)
+		do
+			test_commit item$i || return 1
+		done &&
+		test_commit last base.t from-last &&
+		git checkout -q --detach item1 &&
+		echo from-item1 >base.t &&
+		git add base.t &&
+		test_tick &&
+		git commit -q --amend --no-edit &&
+		test_must_fail git evolve &&
+		test_line_count = 9 .git/evolve/done &&
+		git fsck 2>err &&
+		test_must_be_empty err &&
+		echo resolved >base.t &&
+		git add base.t &&
+		git evolve --continue &&
+		test_cmp_rev metas/item10~9 metas/item1 &&
+		test_cmp_rev metas/last^ metas/item10
+	)
+'
+
 test_expect_success 'the example session of the design' '
 	git init -q --bare upstream.git &&
 	git clone -q upstream.git example 2>/dev/null &&

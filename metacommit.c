@@ -440,25 +440,45 @@ static char *abortable_state_dir(struct repository *r)
 	return NULL;
 }
 
-static void save_before_rebase(struct repository *r, const char *refname,
-			       const struct object_id *old)
+/*
+ * The file of the rebase (or am, cherry-pick, revert) in progress where
+ * the changes it moves are saved as they were, for its --abort, open for
+ * appending; NULL if none is in progress. Found once per transaction: the
+ * state directories are looked for on each call.
+ */
+static FILE *open_saved_changes(struct repository *r)
 {
 	char *dir = abortable_state_dir(r);
 	char *path;
 	FILE *fp;
 
 	if (!dir)
-		return;
-	/* A later entry for the same change is ignored when read. */
+		return NULL;
 	path = xstrfmt("%s/%s", dir, CHANGES_SAVED_FILE);
 	fp = fopen_or_warn(path, "a");
-	if (fp) {
-		fprintf(fp, "%s %s\n",
-			oid_to_hex(old ? old : null_oid(r->hash_algo)), refname);
-		fclose(fp);
-	}
 	free(path);
 	free(dir);
+	return fp;
+}
+
+static void save_change(FILE *saved, const struct git_hash_algo *algo,
+			const char *refname, const struct object_id *old)
+{
+	/* A later entry for the same change is ignored when read. */
+	if (saved)
+		fprintf(saved, "%s %s\n", oid_to_hex(old ? old : null_oid(algo)),
+			refname);
+}
+
+/*
+ * What it saves must be on disk before the changes move: close it before
+ * committing the transaction. Sets `*saved` to NULL.
+ */
+static void close_saved_changes(FILE **saved)
+{
+	if (*saved && fclose(*saved))
+		warning_errno(_("could not save the changes for --abort"));
+	*saved = NULL;
 }
 
 int restore_changes_before_rebase(struct repository *r, const char *state_dir,
@@ -563,8 +583,12 @@ static void index_change(struct repository *r, const struct object_id *content,
 	 * concurrent one, so no lock is needed.
 	 */
 	strbuf_addf(&line, "%s %s\n", oid_to_hex(content), refname);
-	if (safe_create_leading_directories(r, path) != SCLD_OK ||
-	    (fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0666)) < 0 ||
+	/* The directory is made once: do not look for it every time. */
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0666);
+	if (fd < 0 && errno == ENOENT &&
+	    safe_create_leading_directories(r, path) == SCLD_OK)
+		fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0666);
+	if (fd < 0 ||
 	    write_in_full(fd, line.buf, line.len) < 0 ||
 	    /* Others sharing the repository append to it too. */
 	    adjust_shared_perm(r, path))
@@ -709,14 +733,16 @@ static int update_changes(struct repository *r, const struct string_list *to_upd
 {
 	struct ref_transaction *transaction;
 	const struct string_list_item *item;
+	FILE *saved;
 	int ret = -1;
 
 	transaction = ref_store_transaction_begin(get_main_ref_store(r), 0, err);
 	if (!transaction)
 		return -1;
 
+	saved = open_saved_changes(r);
 	for_each_string_list_item(item, to_update) {
-		save_before_rebase(r, item->string, item->util);
+		save_change(saved, r->hash_algo, item->string, item->util);
 		/* Create if there was no change, never overwrite a newer one. */
 		if (item->util) {
 			if (ref_transaction_update(transaction, item->string,
@@ -731,6 +757,7 @@ static int update_changes(struct repository *r, const struct string_list *to_upd
 			goto out;
 		}
 	}
+	close_saved_changes(&saved);
 	if (ref_transaction_commit(transaction, err))
 		goto out;
 	for_each_string_list_item(item, to_update)
@@ -738,6 +765,7 @@ static int update_changes(struct repository *r, const struct string_list *to_upd
 	ret = 0;
 
 out:
+	close_saved_changes(&saved);
 	ref_transaction_free(transaction);
 	return ret;
 }
@@ -1090,6 +1118,7 @@ static int batch_commit(struct rewrite_batch *batch, struct strbuf *err)
 {
 	struct ref_transaction *transaction;
 	struct string_list_item *item;
+	FILE *saved;
 	int ret = -1;
 
 	/* The metacommits must be on disk before a change refers to them. */
@@ -1101,17 +1130,23 @@ static int batch_commit(struct rewrite_batch *batch, struct strbuf *err)
 						  0, err);
 	if (!transaction)
 		return -1;
+	saved = open_saved_changes(batch->repo);
 	for_each_string_list_item(item, &batch->changes) {
 		struct batch_change *change = item->util;
 
 		if (!change->msg)
 			continue;
-		save_before_rebase(batch->repo, item->string,
-				   is_null_oid(&change->old) ? NULL : &change->old);
-		/* Never overwrite what somebody else did meanwhile. */
+		save_change(saved, batch->repo->hash_algo, item->string,
+			    is_null_oid(&change->old) ? NULL : &change->old);
+		/*
+		 * Never overwrite what somebody else did meanwhile. The
+		 * head is a metacommit just written: no need to check it.
+		 */
 		if (ref_transaction_update(transaction, item->string,
 					   &change->head, &change->old,
-					   NULL, NULL, REF_FORCE_CREATE_REFLOG,
+					   NULL, NULL,
+					   REF_FORCE_CREATE_REFLOG |
+					   REF_SKIP_OID_VERIFICATION,
 					   change->msg, err))
 			goto out;
 	}
@@ -1130,6 +1165,7 @@ static int batch_commit(struct rewrite_batch *batch, struct strbuf *err)
 					   flags, batch->reason, err))
 			goto out;
 	}
+	close_saved_changes(&saved);
 	if (ref_transaction_commit(transaction, err))
 		goto out;
 
@@ -1142,6 +1178,7 @@ static int batch_commit(struct rewrite_batch *batch, struct strbuf *err)
 	ret = 0;
 
 out:
+	close_saved_changes(&saved);
 	ref_transaction_free(transaction);
 	return ret;
 }
@@ -1276,22 +1313,26 @@ int delete_changes(struct repository *r, const struct string_list *refnames,
 {
 	struct ref_transaction *transaction;
 	const struct string_list_item *item;
+	FILE *saved;
 	int ret = -1;
 
 	transaction = ref_store_transaction_begin(get_main_ref_store(r), 0, err);
 	if (!transaction)
 		return -1;
+	saved = open_saved_changes(r);
 	for_each_string_list_item(item, refnames) {
-		save_before_rebase(r, item->string, item->util);
+		save_change(saved, r->hash_algo, item->string, item->util);
 		if (ref_transaction_delete(transaction, item->string, item->util,
 					   NULL, REF_NO_DEREF, reason, err))
 			goto out;
 	}
+	close_saved_changes(&saved);
 	if (ref_transaction_commit(transaction, err))
 		goto out;
 	ret = 0;
 
 out:
+	close_saved_changes(&saved);
 	ref_transaction_free(transaction);
 	return ret;
 }

@@ -73,7 +73,14 @@ cp -R "$work/tree/." "$git_repo"
 )
 bottom=$(cat "$work/bottom")
 amended=$(cat "$work/amended")
-restore="$vanilla -C $git_repo update-ref --stdin <$work/refs"
+# Each run starts from the same refs and the same objects: what earlier
+# runs wrote (loose objects, packs) is removed, so that no run pays for
+# the objects its predecessors piled up.
+# (Not by their mtime: freshening an object touches its whole pack.)
+find "$git_repo/.git/objects" -type f | sort >"$work/objects"
+restore="find $git_repo/.git/objects -type f | sort |
+	comm -13 $work/objects - | xargs rm -f &&
+	$vanilla -C $git_repo update-ref --stdin <$work/refs"
 
 set -- \
 	--command-name "git evolve (patched)" \
@@ -82,8 +89,9 @@ set -- \
 	"$vanilla -C $git_repo replay --onto $amended $bottom..stack" \
 	--command-name "git rebase --onto (vanilla)" \
 	"$vanilla -C $git_repo rebase -q --onto $amended $bottom stack"
-# rebase checks out the stack: go back to the amended commit first.
-prepare_git="$restore && $vanilla -C $git_repo checkout -q --detach $amended"
+# rebase checks out the stack: go back to the amended commit first, while
+# the commits it checked out still exist.
+prepare_git="$vanilla -C $git_repo checkout -q --detach $amended && $restore"
 
 # Check that the patched evolve does the job before timing it.
 sh -c "$prepare_git"

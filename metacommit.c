@@ -965,7 +965,9 @@ struct rewrite_batch {
 
 /*
  * A rebase records many rewrites at once: hold their metacommits to write
- * them out together, a single pack rather than a file each.
+ * them out together, a single pack rather than a file each. A single
+ * rewrite (every "commit --amend") writes its metacommit directly: holding
+ * it would only hash and copy it once more.
  */
 static void batch_hold_writes(struct rewrite_batch *batch)
 {
@@ -1205,7 +1207,8 @@ static int batch_add_rewrites(struct rewrite_batch *batch,
 	struct oid_array olds = OID_ARRAY_INIT;
 	int ret = 0;
 
-	batch_hold_writes(batch);
+	if (nr > 1)
+		batch_hold_writes(batch);
 	batch->type = type;
 	for (size_t i = 0; !ret && i < nr; i++) {
 		const struct object_id *new = &rewrites[i].new;

@@ -50,6 +50,9 @@ make_tree "$work/tree"
 # amended; save the refs to restore before each run.
 git_repo=$work/git
 "$patched" init -q -b main --ref-format="$REF_FORMAT" "$git_repo"
+# Evolve and rebase start "maintenance run --auto" in the background when
+# they are done: it would run into the next timed run.
+"$patched" -C "$git_repo" config maintenance.auto false
 cp -R "$work/tree/." "$git_repo"
 (
 	cd "$git_repo"

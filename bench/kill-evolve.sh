@@ -30,6 +30,8 @@ export GIT_AUTHOR_DATE="1700000000 +0000" GIT_COMMITTER_DATE="1700000000 +0000"
 # A stack of $STACK changes on a branch, with its bottom amended.
 pristine=$work/pristine
 "$git" init -q -b main --ref-format="$REF_FORMAT" "$pristine"
+# No repack in the background of a finished evolve while a trial checks.
+"$git" -C "$pristine" config maintenance.auto false
 (
 	cd "$pristine"
 	i=0

@@ -16,6 +16,7 @@
 #include "parse-options.h"
 #include "pretty.h"
 #include "repository.h"
+#include "run-command.h"
 #include "strbuf.h"
 
 static const char * const evolve_usage[] = {
@@ -136,6 +137,13 @@ int cmd_evolve(int argc, const char **argv, const char *prefix,
 	} else if (!steps && !quiet && opts.action == EVOLVE_START) {
 		printf(_("Nothing to evolve\n"));
 	}
+	/*
+	 * An evolve writes its commits and metacommits as packs: let
+	 * maintenance merge them in time, as after a rebase. Its errors
+	 * are for the user to see, not ours to report.
+	 */
+	if (!ret && !opts.dry_run && result.steps_nr)
+		run_auto_maintenance(repo, quiet);
 
 	evolve_result_release(&result);
 	string_list_clear(&opts.upstreams, 0);

@@ -381,6 +381,8 @@ test_expect_success 'evolve writes its commits and metacommits as two packs' '
 	git init packs &&
 	(
 		cd packs &&
+		# Maintenance after evolve may repack what we count.
+		git config maintenance.auto false &&
 		test_commit base &&
 		for i in $(test_seq 12)
 		do
@@ -415,10 +417,35 @@ test_expect_success 'evolve writes its commits and metacommits as two packs' '
 	)
 '
 
+test_expect_success 'evolve runs auto maintenance once it has rewritten' '
+	git init maint &&
+	(
+		cd maint &&
+		test_commit base &&
+		test_commit one &&
+		test_commit two &&
+		git checkout -q --detach one &&
+		test_tick &&
+		git commit -q --amend -m "one, amended" &&
+
+		GIT_TRACE2_EVENT="$(pwd)/dry-run.txt" git evolve --dry-run &&
+		test_subcommand ! git maintenance run --auto --no-quiet --no-detach \
+			<dry-run.txt &&
+		GIT_TRACE2_EVENT="$(pwd)/evolve.txt" git evolve &&
+		test_subcommand git maintenance run --auto --no-quiet --no-detach \
+			<evolve.txt &&
+		GIT_TRACE2_EVENT="$(pwd)/nothing.txt" git evolve -q &&
+		test_subcommand ! git maintenance run --auto --quiet --no-detach \
+			<nothing.txt
+	)
+'
+
 test_expect_success 'a conflict after many picks finds them all on disk' '
 	git init packs-conflict &&
 	(
 		cd packs-conflict &&
+		# Maintenance after evolve may repack what we count.
+		git config maintenance.auto false &&
 		test_commit base &&
 		for i in $(test_seq 10)
 		do

@@ -44,6 +44,20 @@ ratio () {
 	awk -v v="$1" -v p="$2" 'BEGIN { printf "%.3f", p / v }'
 }
 
+# The times of the first command of hyperfine --export-json files, in
+# seconds, one a line.
+times_of () {
+	awk '/"times": *\[/ { on = 1; next } on && /\]/ { on = 0 }
+	     on { gsub(/[ ,]/, ""); print }' "$@"
+}
+
+# The median of numbers in seconds, one a line, in ms.
+median_of_times () {
+	sort -g | awk '{ t[NR] = $1 }
+		END { m = NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
+		      printf "%.2f", m * 1000 }'
+}
+
 # Time the command "$2" with hyperfine ($RUNS runs after 3 warm-ups) into
 # the JSON file "$1".
 time_into () {

@@ -7,7 +7,7 @@
 # unpatched build on the same repository, side by side in one run, before
 # and after `git gc` (which packs the metacommits). Medians, ratios.
 #
-# Usage: bench/decorate.sh [<number of changes>]   (default 10000; RUNS=30)
+# Usage: bench/decorate.sh [<number of changes>]   (default 10000; RUNS=32 ROUNDS=8)
 
 bench=decorate
 . "$(dirname "$0")/lib.sh"
@@ -23,9 +23,7 @@ b=$("$vanilla" -C "$repo" rev-parse side~$((n / 3)))
 
 printf '%-44s %10s\n' command median/ms
 row () {
-	time_into "$work/vanilla.json" "$vanilla -C $repo $1"
-	time_into "$work/patched.json" "$patched -C $repo $1"
-	v=$(median "$work/vanilla.json") p=$(median "$work/patched.json")
+	time_both "$vanilla -C $repo $1" "$patched -C $repo $1"
 	printf '%-44s %10s\n' "vanilla $1" "$v" "patched $1" "$p"
 	printf '%-44s %10s\n' "ratio" "$(ratio "$v" "$p")"
 }
@@ -34,4 +32,4 @@ row "merge-base $a $b"
 "$vanilla" -C "$repo" gc -q
 echo "(after git gc)"
 row "log -1 --decorate --oneline side"
-echo "($n changes, $(nproc) cores, $(uname -m), $RUNS runs each, medians)"
+echo "($n changes, $(runs_note))"

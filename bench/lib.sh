@@ -4,14 +4,17 @@
 #   . "$(dirname "$0")/lib.sh"
 #
 # sets $top, $patched (build/bin/git), $vanilla (build/vanilla/bin/git),
-# $RUNS (default 30) and a scratch directory $work, removed on exit, that is
-# also $HOME; fixes the identities so that runs are comparable.
+# $RUNS (default 32), $ROUNDS (default 8: see time_both) and a scratch
+# directory $work, removed on exit, that is also $HOME; fixes the
+# identities so that runs are comparable.
 
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 patched=$top/build/bin/git
 vanilla=$top/build/vanilla/bin/git
-RUNS=${RUNS:-30}
+RUNS=${RUNS:-32}
+ROUNDS=${ROUNDS:-8}
+test "$RUNS" -ge "$ROUNDS" || RUNS=$ROUNDS
 
 need_patched () {
 	test -x "$patched" || { echo "run make first" >&2; exit 1; }
@@ -34,18 +37,7 @@ export GIT_AUTHOR_NAME=A GIT_AUTHOR_EMAIL=a@example.com
 export GIT_COMMITTER_NAME=C GIT_COMMITTER_EMAIL=c@example.com
 export GIT_CONFIG_NOSYSTEM=1 HOME=$work
 
-# The median of the first command of a hyperfine --export-json file, in ms.
-median () {
-	sed -n 's/.*"median": *\([0-9.e-]*\).*/\1/p' "$1" | head -n 1 |
-		awk '{ printf "%.2f", $1 * 1000 }'
-}
-
-ratio () {
-	awk -v v="$1" -v p="$2" 'BEGIN { printf "%.3f", p / v }'
-}
-
-# The times of the first command of hyperfine --export-json files, in
-# seconds, one a line.
+# The times of hyperfine --export-json files, in seconds, one a line.
 times_of () {
 	awk '/"times": *\[/ { on = 1; next } on && /\]/ { on = 0 }
 	     on { gsub(/[ ,]/, ""); print }' "$@"
@@ -58,10 +50,44 @@ median_of_times () {
 		      printf "%.2f", m * 1000 }'
 }
 
-# Time the command "$2" with hyperfine ($RUNS runs after 3 warm-ups) into
-# the JSON file "$1".
-time_into () {
-	hyperfine --shell=bash -w 3 -r "$RUNS" --export-json "$1" "$2" >/dev/null 2>&1
+ratio () {
+	awk -v v="$1" -v p="$2" 'BEGIN { printf "%.3f", p / v }'
+}
+
+# time_both <vanilla command> <patched command>: time each $RUNS times
+# with hyperfine and set $v and $p to their medians, in ms.
+#
+# The speed of this machine drifts within a minute by more than the few
+# percent a benchmark is to tell: the two take turns, $ROUNDS rounds of
+# $RUNS/$ROUNDS runs each (after 3 warm-ups), the vanilla one first in
+# odd rounds and the patched one in even rounds, and a median is over all
+# the runs of one command. Its own variables start with tb_.
+time_both () {
+	rm -f "$work"/time-vanilla.*.json "$work"/time-patched.*.json
+	tb_round=1
+	while test $tb_round -le "$ROUNDS"
+	do
+		tb_order="vanilla patched"
+		test $((tb_round % 2)) = 1 || tb_order="patched vanilla"
+		for tb_which in $tb_order
+		do
+			case $tb_which in
+			vanilla) tb_cmd=$1 ;;
+			patched) tb_cmd=$2 ;;
+			esac
+			hyperfine --shell=bash -w 3 -r $((RUNS / ROUNDS)) \
+				--export-json "$work/time-$tb_which.$tb_round.json" \
+				"$tb_cmd" >/dev/null 2>&1
+		done
+		tb_round=$((tb_round + 1))
+	done
+	v=$(times_of "$work"/time-vanilla.*.json | median_of_times)
+	p=$(times_of "$work"/time-patched.*.json | median_of_times)
+}
+
+# What the figures are: machine, runs.
+runs_note () {
+	echo "$(nproc) cores, $(uname -m), $((RUNS / ROUNDS * ROUNDS)) runs each in $ROUNDS alternating rounds, medians"
 }
 
 # make_changes_repo <n> <dir>: a repository with <n> changes, made with the

@@ -5,7 +5,7 @@
 # and subject of each change) against `for-each-ref` printing the object
 # name and subject of each ref. Medians, ratio patched/vanilla.
 #
-# Usage: bench/list.sh [<number of changes>]   (default 10000; RUNS=30)
+# Usage: bench/list.sh [<number of changes>]   (default 10000; RUNS=32 ROUNDS=8)
 
 bench=list
 . "$(dirname "$0")/lib.sh"
@@ -25,13 +25,11 @@ test "$("$patched" -C "$repo" change list | wc -l)" = "$n" || {
 
 printf '%-44s %10s\n' command median/ms
 row () {
-	time_into "$work/vanilla.json" "$vanilla -C $repo $1"
-	time_into "$work/patched.json" "$patched -C $repo $2"
-	v=$(median "$work/vanilla.json") p=$(median "$work/patched.json")
+	time_both "$vanilla -C $repo $1" "$patched -C $repo $2"
 	printf '%-44s %10s\n' "vanilla $1" "$v" "patched $2" "$p"
 	printf '%-44s %10s\n' "ratio" "$(ratio "$v" "$p")"
 }
 row "for-each-ref refs/metas/" "change list"
 row "for-each-ref --format='%(refname:lstrip=1) %(objectname:short) %(subject)' refs/metas/" \
 	"change list -v"
-echo "($n changes, $(nproc) cores, $(uname -m), $RUNS runs each, medians)"
+echo "($n changes, $(runs_note))"

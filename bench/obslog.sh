@@ -4,7 +4,7 @@
 # `git log --oneline` of the same change ref, which walks the same
 # metacommits and commits as history. Medians, ratio patched/vanilla.
 #
-# Usage: bench/obslog.sh [<number of versions>]   (default 1000; RUNS=30)
+# Usage: bench/obslog.sh [<number of versions>]   (default 1000; RUNS=32 ROUNDS=8)
 
 bench=obslog
 . "$(dirname "$0")/lib.sh"
@@ -33,11 +33,10 @@ test "$("$patched" -C "$repo" log --obslog | wc -l)" = "$n" || {
 	exit 1
 }
 
-time_into "$work/vanilla.json" "$vanilla -C $repo log --oneline refs/$change"
-time_into "$work/patched.json" "$patched -C $repo log --obslog $change"
-v=$(median "$work/vanilla.json") p=$(median "$work/patched.json")
+time_both "$vanilla -C $repo log --oneline refs/$change" \
+	"$patched -C $repo log --obslog $change"
 printf '%-44s %10s\n' command median/ms \
 	"vanilla log --oneline refs/$change" "$v" \
 	"patched log --obslog $change" "$p" \
 	ratio "$(ratio "$v" "$p")"
-echo "($n versions, $(nproc) cores, $(uname -m), $RUNS runs each, medians)"
+echo "($n versions, $(runs_note))"

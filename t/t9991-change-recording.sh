@@ -256,4 +256,31 @@ test_expect_success POSIXPERM 'the content index honors core.sharedRepository' '
 	)
 '
 
+test_expect_success 'the versions changes keep do not trigger a commit-graph write' '
+	git init graph &&
+	(
+		cd graph &&
+		git config maintenance.auto false &&
+		test_commit A &&
+		git commit-graph write --reachable &&
+		for i in 1 2 3
+		do
+			git commit --amend -m "A$i" || return 1
+		done &&
+		# HEAD is one commit past the graph; refs/metas/A, three
+		# metacommits and two earlier versions of A.
+		GIT_TRACE2_EVENT="$(pwd)/amended" git -c maintenance.commit-graph.auto=3 \
+			maintenance run --auto --task=commit-graph &&
+		test_subcommand ! git commit-graph write --split --reachable \
+			--no-progress <amended &&
+
+		test_commit B &&
+		test_commit C &&
+		GIT_TRACE2_EVENT="$(pwd)/committed" git -c maintenance.commit-graph.auto=3 \
+			maintenance run --auto --task=commit-graph &&
+		test_subcommand git commit-graph write --split --reachable \
+			--no-progress <committed
+	)
+'
+
 test_done

@@ -264,23 +264,34 @@ void strbuf_add_change_refname(struct strbuf *refname, const char *name)
 	strbuf_addstr(refname, name);
 }
 
-/* Whether `refname` exists, or cannot be created because of another ref. */
-static int change_name_taken(struct ref_store *refs, const char *refname)
+/*
+ * Whether `refname` exists or, if `check_conflicts`, cannot be created
+ * because of another ref ("refs/metas/a" for "refs/metas/a/b", or the other
+ * way round). Looking for those reads every loose ref of refs/metas/ with
+ * the files backend: see create_change() for when to skip it.
+ */
+static int change_name_taken(struct ref_store *refs, const char *refname,
+			     int check_conflicts)
 {
 	struct strbuf err = STRBUF_INIT;
-	int taken = refs_ref_exists(refs, refname) ||
-		refs_verify_refname_available(refs, refname, NULL, NULL, 0, &err);
+	int taken;
 
+	if (refs_ref_exists(refs, refname))
+		return 1;
+	if (!check_conflicts)
+		return 0;
+	taken = !!refs_verify_refname_available(refs, refname, NULL, NULL, 0,
+						&err);
 	strbuf_release(&err);
 	return taken;
 }
 
 static int change_refname_in_use(struct ref_store *refs,
 				 struct string_list *reserved,
-				 const char *refname)
+				 const char *refname, int check_conflicts)
 {
 	return (reserved && unsorted_string_list_has_string(reserved, refname)) ||
-		change_name_taken(refs, refname);
+		change_name_taken(refs, refname, check_conflicts);
 }
 
 static void set_name_suffix(struct strbuf *refname, size_t base_len,
@@ -301,7 +312,7 @@ static void set_name_suffix(struct strbuf *refname, size_t base_len,
  * when none was deleted.
  */
 static void new_change_refname(struct repository *r, struct commit *content,
-			       struct string_list *reserved,
+			       struct string_list *reserved, int check_conflicts,
 			       struct strbuf *refname)
 {
 	struct ref_store *refs = get_main_ref_store(r);
@@ -310,14 +321,16 @@ static void new_change_refname(struct repository *r, struct commit *content,
 
 	strbuf_addstr(refname, CHANGES_REF_PREFIX);
 	change_name_for_commit(r, content, refname);
-	if (!change_refname_in_use(refs, reserved, refname->buf))
+	if (!change_refname_in_use(refs, reserved, refname->buf,
+				   check_conflicts))
 		return;
 	base_len = refname->len;
 
 	/* The bare name counts as suffix 1: find a free suffix above it. */
 	for (;;) {
 		set_name_suffix(refname, base_len, free_suffix);
-		if (!change_refname_in_use(refs, reserved, refname->buf))
+		if (!change_refname_in_use(refs, reserved, refname->buf,
+					   check_conflicts))
 			break;
 		used = free_suffix;
 		if (free_suffix > ULONG_MAX / 2)
@@ -331,7 +344,8 @@ static void new_change_refname(struct repository *r, struct commit *content,
 		unsigned long mid = used + (free_suffix - used) / 2;
 
 		set_name_suffix(refname, base_len, mid);
-		if (change_refname_in_use(refs, reserved, refname->buf))
+		if (change_refname_in_use(refs, reserved, refname->buf,
+					  check_conflicts))
 			used = mid;
 		else
 			free_suffix = mid;
@@ -758,11 +772,11 @@ static int update_changes(struct repository *r, const struct string_list *to_upd
 		}
 	}
 	close_saved_changes(&saved);
-	if (ref_transaction_commit(transaction, err))
+	ret = ref_transaction_commit(transaction, err);
+	if (ret)
 		goto out;
 	for_each_string_list_item(item, to_update)
 		index_change(r, content, item->string);
-	ret = 0;
 
 out:
 	close_saved_changes(&saved);
@@ -822,7 +836,7 @@ static int record_in_table(struct repository *r, struct change_table *table,
 			ret = 0;
 			goto out;
 		}
-		new_change_refname(r, content, NULL, &refname);
+		new_change_refname(r, content, NULL, 1, &refname);
 		string_list_append(&to_update, refname.buf)->util = NULL;
 	}
 
@@ -919,16 +933,30 @@ int create_change(struct repository *r, const struct object_id *oid,
 {
 	struct string_list to_create = STRING_LIST_INIT_DUP;
 	struct strbuf refname = STRBUF_INIT;
+	size_t err_len = err->len;
 	struct commit *commit;
 	char *msg = NULL;
 	int ret = -1;
 
 	if (check_content(r, oid, &commit, err))
 		goto out;
-	new_change_refname(r, commit, NULL, &refname);
-	string_list_append(&to_create, refname.buf)->util = NULL;
 	msg = describe(r, commit, reason);
-	ret = update_changes(r, &to_create, oid, oid, msg, err);
+	/*
+	 * Every commit creates a change: look only for a ref of the same name
+	 * first. The transaction finds a ref in the way, or one that another
+	 * process created meanwhile; then look thoroughly and try again.
+	 */
+	for (int thorough = 0; thorough < 2; thorough++) {
+		strbuf_setlen(err, err_len);
+		strbuf_reset(&refname);
+		string_list_clear(&to_create, 0);
+		new_change_refname(r, commit, NULL, thorough, &refname);
+		string_list_append(&to_create, refname.buf)->util = NULL;
+		ret = update_changes(r, &to_create, oid, oid, msg, err);
+		if (ret != REF_TRANSACTION_ERROR_NAME_CONFLICT &&
+		    ret != REF_TRANSACTION_ERROR_CREATE_EXISTS)
+			break;
+	}
 
 out:
 	free(msg);
@@ -1090,7 +1118,8 @@ static int batch_record(struct rewrite_batch *batch, const struct object_id *new
 
 		if (batch->type == REWRITE_MODIFY)
 			name_from = lookup_commit_reference(r, &olds->oid[0]);
-		new_change_refname(r, name_from, &batch->changes, &refname);
+		new_change_refname(r, name_from, &batch->changes, 1,
+				   &refname);
 		change = batch_add(batch, refname.buf, NULL, new);
 		string_list_append(&found, refname.buf)->util = change;
 		strbuf_release(&refname);

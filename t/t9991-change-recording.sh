@@ -120,6 +120,28 @@ test_expect_success 'a repeated subject takes the next free suffix' '
 	)
 '
 
+test_expect_success 'a ref in the way of the name takes the next suffix' '
+	git init in-the-way &&
+	(
+		cd in-the-way &&
+		test_commit base &&
+		git update-ref refs/metas/blocked/by-me HEAD &&
+		git commit --allow-empty -m blocked &&
+		test_cmp_rev refs/metas/blocked-2 HEAD &&
+		git pack-refs --all &&
+		git update-ref -d refs/metas/blocked-2 &&
+		git commit --allow-empty -m blocked &&
+		test_cmp_rev refs/metas/blocked-2 HEAD &&
+		git for-each-ref --format="%(refname)" refs/metas/ >actual &&
+		cat >expect <<-\EOF &&
+		refs/metas/base
+		refs/metas/blocked-2
+		refs/metas/blocked/by-me
+		EOF
+		test_cmp expect actual
+	)
+'
+
 test_expect_success 'merge creates a change for a merge commit' '
 	git checkout -b topic one &&
 	test_commit side &&

@@ -79,7 +79,7 @@ run_upstream () {
 	# Our scripts have just run in every mode: leave them out here.
 	ours=$(our_scripts)
 	upstream=$(cd "$tree/t" && ls t[0-9][0-9][0-9][0-9]-*.sh |
-		grep -v -x -F "$(echo "$ours")")
+		grep -v -x -F "$ours")
 	make -C "$tree/t" DEFAULT_TEST_TARGET=prove \
 		GIT_PROVE_OPTS="-j$JOBS --timer" GIT_TEST_OPTS= T="$(echo $upstream)" all
 	status=$?

@@ -27,24 +27,46 @@ void metacommit_data_clear(struct metacommit_data *data)
 }
 
 /*
- * Parse the value of the parent-type header, `types` of length `len`, of
- * `commit` into `data`. Every parent must have exactly one single-letter
- * type, the first parent being the content or abandoned one.
+ * The parents `buffer`, the text of a commit, names. Not the parents of the
+ * parsed commit: a revision walk may have rewritten those (log --decorate
+ * parses metacommits while it walks them), and grafts or a shallow
+ * boundary hide some, but what a metacommit records is in its text.
  */
-static int parse_parent_types(struct commit *commit, const char *types,
-			      size_t len, struct metacommit_data *data,
-			      struct strbuf *err)
+static void read_parents(const char *buffer, const struct git_hash_algo *algo,
+			 struct oid_array *parents)
 {
-	const struct commit_list *parent = commit->parents;
+	const char *p = strchrnul(buffer, '\n');
+
+	while (*p && skip_prefix(p + 1, "parent ", &p)) {
+		struct object_id oid;
+
+		if (parse_oid_hex_algop(p, &oid, &p, algo) || *p != '\n')
+			return;
+		oid_array_append(parents, &oid);
+	}
+}
+
+/*
+ * Parse the value of the parent-type header, `types` of length `len`, of
+ * `commit`, whose parents are `parents`, into `data`. Every parent must
+ * have exactly one single-letter type, the first parent being the content
+ * or abandoned one.
+ */
+static int parse_parent_types(struct commit *commit,
+			      const struct oid_array *parents,
+			      const char *types, size_t len,
+			      struct metacommit_data *data, struct strbuf *err)
+{
 	const char *p = types, *end = types + len;
 	int ret = METACOMMIT_TYPE_NONE;
+	size_t parent = 0;
 
 	while (p < end) {
 		char type = *p++;
 
 		if (p < end && (*p++ != ' ' || p == end))
 			goto malformed;
-		if (!parent) {
+		if (parent == parents->nr) {
 			strbuf_addf(err, _("metacommit %s has more parent types than parents"),
 				    oid_to_hex(&commit->object.oid));
 			return -1;
@@ -57,21 +79,21 @@ static int parse_parent_types(struct commit *commit, const char *types,
 				ret = METACOMMIT_TYPE_ABANDONED;
 			else
 				goto malformed;
-			oidcpy(&data->content, &parent->item->object.oid);
+			oidcpy(&data->content, &parents->oid[parent]);
 			data->abandoned = ret == METACOMMIT_TYPE_ABANDONED;
 		} else if (type == 'r') {
-			oid_array_append(&data->replace, &parent->item->object.oid);
+			oid_array_append(&data->replace, &parents->oid[parent]);
 		} else if (type == 'o') {
-			oid_array_append(&data->origin, &parent->item->object.oid);
+			oid_array_append(&data->origin, &parents->oid[parent]);
 		} else {
 			goto malformed;
 		}
-		parent = parent->next;
+		parent++;
 	}
 
 	if (ret == METACOMMIT_TYPE_NONE)
 		goto malformed;
-	if (parent) {
+	if (parent < parents->nr) {
 		strbuf_addf(err, _("metacommit %s has more parents than parent types"),
 			    oid_to_hex(&commit->object.oid));
 		return -1;
@@ -89,6 +111,7 @@ int parse_metacommit(struct repository *r, struct commit *commit,
 		     struct metacommit_data *data, struct strbuf *err)
 {
 	struct metacommit_data scratch = METACOMMIT_DATA_INIT;
+	struct oid_array parents = OID_ARRAY_INIT;
 	const char *buffer, *types;
 	size_t len;
 	int ret;
@@ -104,11 +127,15 @@ int parse_metacommit(struct repository *r, struct commit *commit,
 	buffer = repo_get_commit_buffer(r, commit, NULL);
 	/* This only looks at the header, never at the message. */
 	types = find_commit_header(buffer, METACOMMIT_HEADER, &len);
-	if (!types)
+	if (!types) {
 		ret = METACOMMIT_TYPE_NONE;
-	else
-		ret = parse_parent_types(commit, types, len, data, err);
+	} else {
+		read_parents(buffer, r->hash_algo, &parents);
+		ret = parse_parent_types(commit, &parents, types, len, data,
+					 err);
+	}
 	repo_unuse_commit_buffer(r, commit, buffer);
+	oid_array_clear(&parents);
 
 	if (ret < 0 || data == &scratch)
 		metacommit_data_clear(data);

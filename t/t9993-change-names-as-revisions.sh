@@ -225,6 +225,32 @@ test_expect_success 'log --decorate shows a change on the commit it holds' '
 	test_grep "$(printf "\\033\\[34mmetas/first-version")" actual
 '
 
+test_expect_success 'a metacommit is read whole while log walks it' '
+	git init graph &&
+	(
+		cd graph &&
+		test_commit --no-tag plain &&
+		git commit -q --allow-empty -m "empty tree" &&
+		git rm -q plain.t &&
+		git commit -q -m "no files" &&
+		test_tick &&
+		git commit -q --amend -m "no files, amended" &&
+		# "no files" is decorated once log has walked the metacommit
+		git log --decorate --decorate-refs=refs/metas/ --format="%s: %D" \
+			--metacommits --all >actual 2>err &&
+		cat >expect <<-\EOF &&
+		no files, amended: metas/no-files
+		commit (amend): no files, amended:$SP
+		empty tree: metas/empty-tree
+		plain: metas/plain
+		no files: obsolete, 1 commit behind metas/no-files
+		EOF
+		sed "s/\$SP/ /" expect >expect.sp &&
+		test_cmp expect.sp actual &&
+		test_must_be_empty err
+	)
+'
+
 test_expect_success 'log --decorate marks obsolete commits' '
 	git init obsolete &&
 	(

@@ -4,6 +4,7 @@
 #include "change-name.h"
 #include "change-table.h"
 #include "commit.h"
+#include "commit-graph.h"
 #include "config.h"
 #include "dir.h"
 #include "gettext.h"
@@ -164,6 +165,18 @@ int is_change_refname(const char *refname)
 	return rest && starts_with(rest, "/metas/");
 }
 
+/*
+ * Whether the commit graph shows that `commit` is no metacommit, which has
+ * the empty tree: the graph knows the tree of a commit without reading it.
+ * Most changes hold a plain commit; decorating a log with thousands of
+ * them would otherwise read each.
+ */
+static int known_not_metacommit(struct repository *r, struct commit *commit)
+{
+	return parse_commit_in_graph(r, commit) &&
+	       !oideq(get_commit_tree_oid(commit), r->hash_algo->empty_tree);
+}
+
 int peel_change_head(struct repository *r, const char *refname,
 		     struct object_id *oid)
 {
@@ -176,7 +189,8 @@ int peel_change_head(struct repository *r, const char *refname,
 	    odb_read_object_info(r->objects, oid, NULL) != OBJ_COMMIT)
 		return 0;
 	commit = lookup_commit(r, oid);
-	if (commit && parse_metacommit(r, commit, &data, &err) > 0) {
+	if (commit && !known_not_metacommit(r, commit) &&
+	    parse_metacommit(r, commit, &data, &err) > 0) {
 		oidcpy(oid, &data.content);
 		peeled = 1;
 	}

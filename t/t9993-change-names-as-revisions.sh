@@ -225,7 +225,7 @@ test_expect_success 'log --decorate shows a change on the commit it holds' '
 	test_grep "$(printf "\\033\\[34mmetas/first-version")" actual
 '
 
-test_expect_success 'a metacommit is read whole while log walks it' '
+test_expect_success 'changes decorate their commit with a commit-graph too' '
 	git init graph &&
 	(
 		cd graph &&
@@ -235,6 +235,24 @@ test_expect_success 'a metacommit is read whole while log walks it' '
 		git commit -q -m "no files" &&
 		test_tick &&
 		git commit -q --amend -m "no files, amended" &&
+		git commit-graph write --reachable &&
+		test_path_is_file .git/objects/info/commit-graph &&
+		# the empty tree, as a metacommit has, yet no metacommit
+		git log --decorate --decorate-refs=refs/metas/ --format="%s: %D" \
+			--all >actual &&
+		cat >expect <<-\EOF &&
+		no files, amended: metas/no-files
+		empty tree: metas/empty-tree
+		plain: metas/plain
+		EOF
+		test_cmp expect actual &&
+		test_cmp_rev metas/no-files HEAD
+	)
+'
+
+test_expect_success 'a metacommit is read whole while log walks it' '
+	(
+		cd graph &&
 		# "no files" is decorated once log has walked the metacommit
 		git log --decorate --decorate-refs=refs/metas/ --format="%s: %D" \
 			--metacommits --all >actual 2>err &&

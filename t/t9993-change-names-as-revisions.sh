@@ -237,7 +237,8 @@ test_expect_success 'changes decorate their commit with a commit-graph too' '
 		git commit -q --amend -m "no files, amended" &&
 		git commit-graph write --reachable &&
 		test_path_is_file .git/objects/info/commit-graph &&
-		# the empty tree, as a metacommit has, yet no metacommit
+		# "no files" and its amended version have the empty tree, as
+		# metacommits have, yet are plain commits
 		git log --decorate --decorate-refs=refs/metas/ --format="%s: %D" \
 			--all >actual &&
 		cat >expect <<-\EOF &&

@@ -31,6 +31,7 @@
 #include "sequencer.h"
 #include "strbuf.h"
 #include "wrapper.h"
+#include "worktree.h"
 #include "wt-status.h"
 
 /* The content commit of one or more active changes (aliases). */
@@ -53,7 +54,9 @@ struct evolve_item {
 		 /* it replaces a commit that another change replaces too */
 		 divergent:1,
 		 /* another change replaces it: it is obsolete */
-		 superseded:1;
+		 superseded:1,
+		 /* it is in an upstream: its children go onto that */
+		 landed:1;
 };
 
 /* A commit made obsolete by the change(s) whose content is `newest`. */
@@ -89,6 +92,8 @@ struct evolver {
 	int resuming;
 	/* Rewrites before this index were done before evolve stopped. */
 	size_t new_rewrites;
+	/* The pick that --continue concluded, reported with this run's steps. */
+	struct object_id continued;
 	/* Changes that became empty in this run. */
 	struct evolve_item **emptied;
 	size_t emptied_nr, emptied_alloc;
@@ -179,6 +184,7 @@ void evolve_result_release(struct evolve_result *result)
 	}
 	free(result->steps);
 	string_list_clear(&result->moved_refs, 0);
+	string_list_clear(&result->skipped_refs, 1);
 }
 
 static void free_item(void *p)
@@ -370,11 +376,10 @@ static struct evolve_step *add_step(struct evolver *ev,
 	step = &result->steps[result->steps_nr++];
 	memset(step, 0, sizeof(*step));
 	step->type = type;
+	oidcpy(&step->commit, &item->commit->object.oid);
 	string_list_init_dup(&step->refnames);
 	for_each_string_list_item(name, &item->refnames)
 		string_list_append(&step->refnames, name->string);
-	if (item->carried)
-		string_list_append(&step->refnames, item->carried);
 	step->onto = onto;
 	return step;
 }
@@ -985,7 +990,7 @@ static int visit(struct evolver *ev, struct evolve_item *item)
 		if (upstream) {
 			/* Landed: its children go onto the upstream. */
 			item->result = upstream->util;
-			item->changed = item->emptied = 1;
+			item->changed = item->emptied = item->landed = 1;
 			add_step(ev, EVOLVE_STEP_DELETE_LANDED, item,
 				 xstrdup(upstream->string));
 			item->state = ITEM_DONE;
@@ -1109,11 +1114,20 @@ struct follow_cb {
 	struct object_id head_new;
 	int head_moves;
 	int failed;
+	/* The worktrees, to leave alone the branches others have checked out. */
+	struct worktree **worktrees;
 };
 
-/* Where a ref at `oid` must go, or NULL if it stays. */
+/*
+ * Where a ref at `oid` must go, or NULL if it stays. A ref follows a
+ * commit that evolve rewrote (rebased, emptied or dropped), or an
+ * obsolete commit to its newest version. A commit in an upstream (a
+ * landed change, or a commit below the changes) is not rewritten: only
+ * HEAD (`is_head`) moves from there to the upstream, as "git rebase
+ * <upstream>" moves the branch it is on; other branches there stay.
+ */
 static struct commit *follow(struct evolver *ev, const struct object_id *oid,
-			     int *failed)
+			     int is_head, int *failed)
 {
 	struct commit *commit = lookup_commit_reference_gently(ev->repo, oid, 1);
 	struct evolve_item *item;
@@ -1127,23 +1141,50 @@ static struct commit *follow(struct evolver *ev, const struct object_id *oid,
 		*failed = 1;
 	if (!to || !changed || to == commit)
 		return NULL;
+	if (!is_head && !oidmap_get(&ev->obsolete, &commit->object.oid) &&
+	    (!item || item->landed))
+		return NULL;
 	return to;
+}
+
+/*
+ * The worktree other than this one that has `refname` checked out (or is
+ * rebasing or bisecting it), or NULL. Moving that branch would leave the
+ * worktree's index and files behind its HEAD, as "git branch -f" refuses
+ * to do.
+ */
+static const struct worktree *checked_out_elsewhere(struct follow_cb *cb,
+						    const char *refname)
+{
+	const struct worktree *wt;
+
+	if (!cb->worktrees)
+		cb->worktrees = get_worktrees();
+	wt = find_shared_symref(cb->worktrees, "HEAD", refname);
+	return wt && !wt->is_current ? wt : NULL;
 }
 
 static int follow_branch(const struct reference *ref, void *cb_data)
 {
 	struct follow_cb *cb = cb_data;
+	int is_head = cb->head_branch && !strcmp(ref->name, cb->head_branch);
+	const struct worktree *wt;
 	struct commit *to;
 
 	if (ref->flags & REF_ISSYMREF)
 		return 0;
-	to = follow(cb->ev, ref->oid, &cb->failed);
+	to = follow(cb->ev, ref->oid, is_head, &cb->failed);
 	if (cb->failed)
 		return -1;
 	if (!to)
 		return 0;
+	if (!is_head && (wt = checked_out_elsewhere(cb, ref->name))) {
+		string_list_append(&cb->ev->result->skipped_refs,
+				   ref->name)->util = xstrdup(wt->path);
+		return 0;
+	}
 	string_list_append(&cb->ev->result->moved_refs, ref->name);
-	if (cb->head_branch && !strcmp(ref->name, cb->head_branch)) {
+	if (is_head) {
 		oidcpy(&cb->head_new, &to->object.oid);
 		cb->head_moves = 1;
 		return 0;
@@ -1200,11 +1241,13 @@ static void add_deletions(struct evolver *ev, struct follow_cb *cb)
 		if (step->type != EVOLVE_STEP_DELETE_EMPTY &&
 		    step->type != EVOLVE_STEP_DELETE_LANDED)
 			continue;
+		/* A carried commit has no change to hide. */
 		for_each_string_list_item(name, &step->refnames) {
 			struct change_head *head = change_table_get(&ev->table,
 								    name->string);
 
-			add_hide_moves(cb, name->string, &head->head);
+			if (head)
+				add_hide_moves(cb, name->string, &head->head);
 		}
 	}
 }
@@ -1264,7 +1307,7 @@ static int write_results(struct evolver *ev)
 	if (ev->head_branch) {
 		cb.head_branch = ev->head_branch;
 	} else if (!is_null_oid(&ev->head_oid)) {
-		struct commit *to = follow(ev, &ev->head_oid, &cb.failed);
+		struct commit *to = follow(ev, &ev->head_oid, 1, &cb.failed);
 
 		if (to) {
 			oidcpy(&cb.head_new, &to->object.oid);
@@ -1293,6 +1336,8 @@ out:
 	for (size_t i = 0; i < cb.moves_nr; i++)
 		free((char *)cb.moves[i].refname);
 	free(cb.moves);
+	if (cb.worktrees)
+		free_worktrees(cb.worktrees);
 	return ret;
 }
 
@@ -1384,6 +1429,42 @@ out:
 	return ret;
 }
 
+/*
+ * How to call `onto`, where --continue concluded a pick: the change an
+ * earlier pick of the stopped evolve made it, or what describe_onto()
+ * says.
+ */
+static char *describe_resumed_onto(struct evolver *ev, struct commit *onto)
+{
+	struct oidmap_iter iter;
+	struct evolve_item *item = oidmap_get(&ev->items, &onto->object.oid);
+
+	/* A change that needed no rebase, e.g. the amended bottom one. */
+	if (item && item->state != ITEM_DONE && item->refnames.nr &&
+	    !item->abandoned)
+		return xstrdup(item_name(item));
+	oidmap_iter_init(&ev->items, &iter);
+	while ((item = oidmap_iter_next(&iter)))
+		if (item->state == ITEM_DONE && item->result == onto &&
+		    item->refnames.nr && !item->emptied)
+			return xstrdup(item_name(item));
+	return describe_onto(ev, NULL, onto);
+}
+
+/*
+ * The step of `item`, taken over from the stopped evolve: reported then,
+ * unless --continue concluded it now (a change that became empty when its
+ * conflict was resolved is never deleted without a word).
+ */
+static void add_seeded_step(struct evolver *ev, enum evolve_step_type type,
+			    struct evolve_item *item, struct commit *onto)
+{
+	if (oideq(&item->commit->object.oid, &ev->continued) && onto)
+		add_step(ev, type, item, describe_resumed_onto(ev, onto));
+	else
+		add_step(ev, type, item, xstrdup(""))->resumed = 1;
+}
+
 /* Take over what the evolve did before it stopped. */
 static void seed_done(struct evolver *ev, const char *done)
 {
@@ -1410,13 +1491,16 @@ static void seed_done(struct evolver *ev, const char *done)
 				item->result = item->commit;
 			} else if (starts_with(p, " empty")) {
 				item->changed = item->emptied = 1;
-				add_step(ev, EVOLVE_STEP_DELETE_EMPTY, item,
-					 xstrdup(""))->resumed = 1;
+				add_seeded_step(ev, EVOLVE_STEP_DELETE_EMPTY,
+						item, item->result);
 			} else {
 				item->changed = 1;
 				add_rewrite(ev, &old, &result);
-				add_step(ev, EVOLVE_STEP_REBASE, item,
-					 xstrdup(""))->resumed = 1;
+				add_seeded_step(ev, EVOLVE_STEP_REBASE, item,
+						item->result &&
+						!repo_parse_commit(ev->repo, item->result) &&
+						item->result->parents ?
+						item->result->parents->item : NULL);
 			}
 		}
 next:
@@ -1563,6 +1647,7 @@ static int resume(struct evolver *ev, enum evolve_action action,
 		strbuf_addstr(ev->err, _("could not write the index as a tree"));
 		goto out;
 	}
+	oidcpy(&ev->continued, &current_oid);
 	if (oideq(&tree, get_commit_tree_oid(onto))) {
 		strbuf_addf(done, "%s %s empty\n", oid_to_hex(&onto_oid),
 			    oid_to_hex(&current_oid));

@@ -40,8 +40,13 @@ struct evolve_step {
 	enum evolve_step_type type;
 	/* Done before an earlier stop, and reported then. */
 	unsigned resumed:1;
-	/* The refnames of the change (several if it has aliases). */
+	/*
+	 * The refnames of the change (several if it has aliases); empty for
+	 * a commit without a change that evolve carried along.
+	 */
 	struct string_list refnames;
+	/* The commit the step is about (before it was rebased). */
+	struct object_id commit;
 	/* What it was rebased onto: a change's refname or an object name. */
 	char *onto;
 	/* EVOLVE_STEP_SQUASH_MERGE: the change of the merge. */
@@ -91,9 +96,18 @@ struct evolve_result {
 	size_t steps_nr, steps_alloc;
 	/* Refs (other than changes) moved to follow their commit. */
 	struct string_list moved_refs;
+	/*
+	 * Branches that follow a rewritten commit but are checked out in
+	 * another worktree, which evolve leaves alone (`util`: the path of
+	 * that worktree, a string the list owns).
+	 */
+	struct string_list skipped_refs;
 };
 
-#define EVOLVE_RESULT_INIT { .moved_refs = STRING_LIST_INIT_DUP }
+#define EVOLVE_RESULT_INIT { \
+	.moved_refs = STRING_LIST_INIT_DUP, \
+	.skipped_refs = STRING_LIST_INIT_DUP, \
+}
 
 void evolve_result_release(struct evolve_result *result);
 

@@ -31,9 +31,18 @@ static const char *display_name(const char *refname)
 	return refname;
 }
 
+/* A change by its first name, a commit carried along by its object name. */
+static const char *step_name(const struct evolve_step *step)
+{
+	if (step->refnames.nr)
+		return display_name(step->refnames.items[0].string);
+	return repo_find_unique_abbrev(the_repository, &step->commit,
+				       DEFAULT_ABBREV);
+}
+
 static void print_step(const struct evolve_step *step)
 {
-	const char *name = display_name(step->refnames.items[0].string);
+	const char *name = step_name(step);
 
 	switch (step->type) {
 	case EVOLVE_STEP_REBASE:
@@ -57,6 +66,19 @@ static void print_step(const struct evolve_step *step)
 		       display_name(step->merge), name, step->onto);
 		break;
 	}
+}
+
+/* Say which branches evolve left alone because another worktree has them. */
+static void print_skipped_refs(const struct string_list *skipped)
+{
+	const struct string_list_item *ref;
+
+	for_each_string_list_item(ref, skipped)
+		warning(_("not moving branch '%s': it is checked out in '%s'"),
+			display_name(ref->string), (const char *)ref->util);
+	if (skipped->nr)
+		advise(_("Run \"git evolve\" in that worktree to move it "
+			 "with its files."));
 }
 
 static int abort_evolve(struct repository *repo)
@@ -126,6 +148,7 @@ int cmd_evolve(int argc, const char **argv, const char *prefix,
 		if (!quiet || opts.dry_run)
 			print_step(&result.steps[i]);
 	}
+	print_skipped_refs(&result.skipped_refs);
 	if (ret > 0) {
 		error("%s", err.buf);
 		advise(_("Resolve the conflicts, mark them with \"git add\", then run\n"
@@ -215,6 +238,7 @@ int cmd_next(int argc, const char **argv, const char *prefix,
 		ret = evolve_changes(repo, &opts, &result, &err);
 		for (size_t i = 0; i < result.steps_nr; i++)
 			print_step(&result.steps[i]);
+		print_skipped_refs(&result.skipped_refs);
 		if (ret)
 			error("%s", err.buf);
 		evolve_result_release(&result);

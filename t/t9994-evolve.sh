@@ -1480,4 +1480,109 @@ test_expect_success 'a carried commit that conflicts is resumed with --continue'
 	)
 '
 
+test_expect_success 'evolve <upstream> moves only the branches it rewrote' '
+	git init keep-branch &&
+	(
+		cd keep-branch &&
+		test_commit base &&
+		git branch keep &&
+		test_commit --no-tag mine &&
+		git branch topic &&
+		git checkout -q --detach base &&
+		test_env GIT_TEST_ENABLE_CHANGES=false \
+			test_commit --no-tag theirs t.t &&
+		git update-ref refs/remotes/origin/main HEAD &&
+		git checkout -q topic &&
+		git evolve origin/main >out &&
+		test_grep "rebasing metas/mine onto origin/main" out &&
+		test_cmp_rev keep base &&
+		test_cmp_rev topic^ origin/main &&
+		git reflog show keep >reflog &&
+		test_grep ! evolve reflog &&
+
+		# on a branch holding nothing to rewrite, HEAD still follows
+		# the upstream, as "git rebase <upstream>" does
+		git checkout -q keep &&
+		git evolve origin/main &&
+		test_cmp_rev keep origin/main
+	)
+'
+
+test_expect_success 'evolve leaves a branch checked out in another worktree' '
+	git init wt-main &&
+	(
+		cd wt-main &&
+		test_commit base &&
+		test_commit --no-tag alpha a &&
+		test_commit --no-tag beta b &&
+		git branch other &&
+		git worktree add -q ../wt-other other &&
+		git checkout -q --detach metas/alpha &&
+		echo amended >a &&
+		test_tick &&
+		git commit -q -a --amend --no-edit &&
+		old=$(git rev-parse other) &&
+		git evolve >out 2>err &&
+		test_grep "rebasing metas/beta onto metas/alpha" out &&
+		test_grep "not moving branch .heads/other.: it is checked out in .*wt-other" err &&
+		test_cmp_rev other $old &&
+		git -C ../wt-other status --porcelain >status &&
+		test_must_be_empty status &&
+
+		# evolve in that worktree moves it with its files
+		git -C ../wt-other evolve &&
+		test_cmp_rev other metas/beta &&
+		git -C ../wt-other status --porcelain >status &&
+		test_must_be_empty status &&
+		echo amended >expect &&
+		test_cmp expect ../wt-other/a
+	)
+'
+
+test_expect_success '--continue says so when a resolution empties the change' '
+	git init continue-empty &&
+	(
+		cd continue-empty &&
+		commit_the_file &&
+		test_write_lines 1 2 three 4 5 >file &&
+		test_tick &&
+		git commit -q -a -m "edit three" &&
+		git checkout -q --detach metas/file &&
+		test_write_lines 1 2 THREE 4 5 >file &&
+		test_tick &&
+		git commit -q -a --amend --no-edit &&
+		test_must_fail git evolve &&
+		git checkout --ours file &&
+		git add file &&
+		git evolve --continue >out &&
+		test_grep "^deleting metas/edit-three: it became empty on metas/file\$" out &&
+		test_must_fail git rev-parse -q --verify refs/metas/edit-three &&
+		git rev-parse --verify refs/hiddenmetas/edit-three
+	)
+'
+
+test_expect_success 'a carried commit that becomes empty is dropped, and said so' '
+	git init carry-empty &&
+	(
+		cd carry-empty &&
+		test_commit A &&
+		test_commit --no-tag bottom a.t &&
+		test_env GIT_TEST_ENABLE_CHANGES=false \
+			test_commit --no-tag unrecorded b.t &&
+		plain=$(git rev-parse --short HEAD) &&
+		test_commit --no-tag top c.t &&
+		git checkout -q --detach metas/bottom &&
+		echo unrecorded >b.t &&
+		git add b.t &&
+		test_tick &&
+		git commit -q --amend --no-edit &&
+		git checkout -q --detach metas/top &&
+		git evolve >out &&
+		test_grep "^deleting $plain: it became empty on metas/bottom\$" out &&
+		test_grep "^rebasing metas/top onto metas/bottom\$" out &&
+		test_cmp_rev metas/top^ metas/bottom &&
+		test_cmp_rev HEAD metas/top
+	)
+'
+
 test_done

@@ -99,6 +99,13 @@ struct evolver {
 	size_t emptied_nr, emptied_alloc;
 	/* The upstreams (util: struct commit *), from opts or the state. */
 	struct string_list upstreams;
+	/*
+	 * What the upstreams hold (see upstream_containing()): for each
+	 * upstream, in order, which of the commits in `asked_upstreams` it
+	 * has in its history. Filled the first time it is needed.
+	 */
+	struct oidset *in_upstream;
+	struct oidset asked_upstreams;
 	/* The pick that conflicted, if any. */
 	struct evolve_item *conflict_item;
 	struct commit *conflict_onto;
@@ -406,14 +413,70 @@ static void report_divergence(struct evolver *ev,
 		    item_name(obsolete->divergent));
 }
 
+/*
+ * Ask each upstream once which of the commits of the changes, and of
+ * their parents (the bases of the stacks), it has in its history: one walk
+ * of the upstream answers for all of them, where asking commit by commit
+ * would walk it once per change.
+ */
+static void find_commits_in_upstreams(struct evolver *ev)
+{
+	struct commit **to = NULL;
+	size_t nr = 0, alloc = 0;
+	struct oidmap_iter iter;
+	struct evolve_item *item;
+
+	oidmap_iter_init(&ev->items, &iter);
+	while ((item = oidmap_iter_next(&iter))) {
+		if (repo_parse_commit(ev->repo, item->commit))
+			continue;
+		ALLOC_GROW(to, nr + 1, alloc);
+		to[nr++] = item->commit;
+		for (struct commit_list *p = item->commit->parents; p; p = p->next)
+			if (!repo_parse_commit(ev->repo, p->item)) {
+				ALLOC_GROW(to, nr + 1, alloc);
+				to[nr++] = p->item;
+			}
+	}
+	for (size_t i = 0; i < nr; i++)
+		oidset_insert(&ev->asked_upstreams, &to[i]->object.oid);
+
+	CALLOC_ARRAY(ev->in_upstream, ev->upstreams.nr);
+	for (size_t i = 0; i < ev->upstreams.nr; i++) {
+		struct commit *tip = ev->upstreams.items[i].util;
+		struct commit_list *found = nr ?
+			get_reachable_subset(&tip, 1, to, nr, 0) : NULL;
+
+		oidset_init(&ev->in_upstream[i], 0);
+		for (struct commit_list *c = found; c; c = c->next)
+			oidset_insert(&ev->in_upstream[i], &c->item->object.oid);
+		commit_list_free(found);
+	}
+	free(to);
+}
+
 /* The first upstream that has `commit` in its history, or NULL. */
 static struct string_list_item *upstream_containing(struct evolver *ev,
 						    struct commit *commit)
 {
 	struct string_list_item *upstream;
 
+	if (!ev->upstreams.nr)
+		return NULL;
+	if (!ev->in_upstream)
+		find_commits_in_upstreams(ev);
 	for_each_string_list_item(upstream, &ev->upstreams) {
-		int ret = repo_in_merge_bases(ev->repo, commit, upstream->util);
+		size_t i = upstream - ev->upstreams.items;
+		int ret;
+
+		if (upstream->util == commit)
+			return upstream;
+		if (oidset_contains(&ev->asked_upstreams, &commit->object.oid))
+			ret = oidset_contains(&ev->in_upstream[i],
+					      &commit->object.oid);
+		else
+			ret = repo_in_merge_bases(ev->repo, commit,
+						  upstream->util);
 
 		if (ret < 0)
 			return NULL;
@@ -1352,6 +1415,7 @@ static void evolver_init(struct evolver *ev, struct repository *r,
 	oidmap_init(&ev->items, 0);
 	oidmap_init(&ev->obsolete, 0);
 	oidset_init(&ev->not_carried, 0);
+	oidset_init(&ev->asked_upstreams, 0);
 }
 
 static void evolver_release(struct evolver *ev)
@@ -1359,6 +1423,11 @@ static void evolver_release(struct evolver *ev)
 	oidmap_clear_with_free(&ev->items, free_item);
 	oidmap_clear(&ev->obsolete, 1);
 	change_table_clear(&ev->table);
+	if (ev->in_upstream)
+		for (size_t i = 0; i < ev->upstreams.nr; i++)
+			oidset_clear(&ev->in_upstream[i]);
+	free(ev->in_upstream);
+	oidset_clear(&ev->asked_upstreams);
 	string_list_clear(&ev->upstreams, 0);
 	oidset_clear(&ev->not_carried);
 	free(ev->published);

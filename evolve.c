@@ -56,7 +56,9 @@ struct evolve_item {
 		 /* another change replaces it: it is obsolete */
 		 superseded:1,
 		 /* it is in an upstream: its children go onto that */
-		 landed:1;
+		 landed:1,
+		 /* on the stack of visit_deep(), waiting for its parents */
+		 queued:1;
 };
 
 /* A commit made obsolete by the change(s) whose content is `newest`. */
@@ -94,6 +96,8 @@ struct evolver {
 	size_t new_rewrites;
 	/* The pick that --continue concluded, reported with this run's steps. */
 	struct object_id continued;
+	/* How deep visit() recursed (to break cycles). */
+	int visit_depth;
 	/* Changes that became empty in this run. */
 	struct evolve_item **emptied;
 	size_t emptied_nr, emptied_alloc;
@@ -392,6 +396,7 @@ static struct evolve_step *add_step(struct evolver *ev,
 }
 
 static int visit(struct evolver *ev, struct evolve_item *item);
+static int visit_deep(struct evolver *ev, struct evolve_item *item);
 
 static void report_divergence(struct evolver *ev,
 			      struct obsolete_commit *obsolete)
@@ -645,7 +650,7 @@ static struct commit *resolve(struct evolver *ev, struct commit *commit,
 			return upstream->util;
 		}
 	}
-	if (visit(ev, *item))
+	if (visit_deep(ev, *item))
 		return NULL;
 	if ((*item)->abandoned && !(*item)->dropped) {
 		(*item)->dropped = 1;
@@ -1026,7 +1031,122 @@ static int visit_merge(struct evolver *ev, struct evolve_item *item)
 	return ret;
 }
 
+/*
+ * How deep visit() may recurse. visit_deep() leaves it only the cycles to
+ * break (a change built on an older version of a change built on it), which
+ * are short; a longer one made by damaged or crafted data is an error, not
+ * a stack overflow.
+ */
+#define MAX_VISIT_DEPTH 1000
+
+static int visit_one(struct evolver *ev, struct evolve_item *item);
+
 static int visit(struct evolver *ev, struct evolve_item *item)
+{
+	int ret;
+
+	if (ev->visit_depth >= MAX_VISIT_DEPTH) {
+		strbuf_addf(ev->err, _("the changes form a cycle of more than "
+				       "%d changes at %s"),
+			    MAX_VISIT_DEPTH, item_name(item));
+		return -1;
+	}
+	ev->visit_depth++;
+	ret = visit_one(ev, item);
+	ev->visit_depth--;
+	return ret;
+}
+
+/*
+ * The change that resolve() visits for `commit`, a parent of a change:
+ * the newest version of it if it is obsolete, its own, or that of a commit
+ * carried along; NULL if there is none.
+ */
+static struct evolve_item *parent_item(struct evolver *ev,
+				       struct commit *commit)
+{
+	struct obsolete_commit *obsolete =
+		oidmap_get(&ev->obsolete, &commit->object.oid);
+	struct evolve_item *item;
+
+	if (obsolete)
+		return obsolete->divergent ? NULL : obsolete->newest;
+	item = oidmap_get(&ev->items, &commit->object.oid);
+	return item ? item : carried_item(ev, commit);
+}
+
+/*
+ * A change that `item` is built on and that is still to visit, or NULL.
+ * Sets `*cycle` if that change is already waiting for `item`.
+ */
+static struct evolve_item *pending_parent(struct evolver *ev,
+					  struct evolve_item *item, int *cycle)
+{
+	if (repo_parse_commit(ev->repo, item->commit))
+		return NULL;	/* visit() says so */
+	for (struct commit_list *p = item->commit->parents; p; p = p->next) {
+		struct evolve_item *dep = parent_item(ev, p->item);
+
+		if (!dep || dep->state == ITEM_DONE)
+			continue;
+		if (dep->state == ITEM_VISITING || dep->queued)
+			*cycle = 1;
+		return dep;
+	}
+	return NULL;
+}
+
+/*
+ * visit() `item` after the changes it is built on, which a stack of its
+ * own holds: a line of changes (or of commits carried along) as long as
+ * the repository makes it costs memory, not depth of recursion. Only a
+ * cycle is left to visit(), which breaks it.
+ */
+static int visit_deep(struct evolver *ev, struct evolve_item *item)
+{
+	struct evolve_item **stack = NULL;
+	size_t nr = 0, alloc = 0;
+	int ret = 0;
+
+	if (item->state != ITEM_PENDING)
+		return visit(ev, item);
+	ALLOC_GROW(stack, nr + 1, alloc);
+	stack[nr++] = item;
+	item->queued = 1;
+	while (nr) {
+		struct evolve_item *top = stack[nr - 1];
+		struct evolve_item *dep = NULL;
+		int cycle = 0;
+
+		if (top->state == ITEM_PENDING)
+			dep = pending_parent(ev, top, &cycle);
+		if (dep && !cycle) {
+			ALLOC_GROW(stack, nr + 1, alloc);
+			stack[nr++] = dep;
+			dep->queued = 1;
+			continue;
+		}
+		/*
+		 * The changes from `dep` up form a cycle: visit() goes round
+		 * it from `dep`, the way it was entered, and breaks it there.
+		 */
+		if (dep && dep->queued)
+			while (stack[nr - 1] != dep)
+				stack[--nr]->queued = 0;
+		top = stack[--nr];
+		top->queued = 0;
+		if (visit(ev, top)) {
+			ret = -1;
+			break;
+		}
+	}
+	while (nr)
+		stack[--nr]->queued = 0;
+	free(stack);
+	return ret;
+}
+
+static int visit_one(struct evolver *ev, struct evolve_item *item)
 {
 	struct commit *parent, *onto;
 	struct evolve_item *onto_item;
@@ -1138,7 +1258,7 @@ static int visit_all(struct evolver *ev)
 		display_progress(progress, name - refnames.items + 1);
 		if (!head || !(item = oidmap_get(&ev->items, &head->content)))
 			continue;
-		if (visit(ev, item)) {
+		if (visit_deep(ev, item)) {
 			ret = -1;
 			break;
 		}

@@ -98,6 +98,11 @@ struct evolver {
 	struct object_id continued;
 	/* How deep visit() recursed (to break cycles). */
 	int visit_depth;
+	/*
+	 * Where the changes that resolving divergences moved were before,
+	 * as CHANGES_SAVED_FILE lines, for --abort (or NULL).
+	 */
+	struct strbuf *saved_changes;
 	/* Changes that became empty in this run. */
 	struct evolve_item **emptied;
 	size_t emptied_nr, emptied_alloc;
@@ -138,6 +143,9 @@ struct evolver {
  *               (became empty on <result>) or "<old> <old> skip"; the
  *               first object name of each line is kept by gc
  *   autostash   local modifications, stashed
+ *   metas-before
+ *               where the changes were that evolve moved before it
+ *               stopped, resolving divergences (CHANGES_SAVED_FILE)
  */
 #define EVOLVE_STATE_DIR "evolve"
 
@@ -1753,6 +1761,8 @@ static int stop_on_conflict(struct evolver *ev, const char *done_before)
 				    upstream->string);
 		write_state(r, "upstreams", done.buf);
 		strbuf_reset(&done);
+		if (ev->saved_changes && ev->saved_changes->len)
+			write_state(r, CHANGES_SAVED_FILE, ev->saved_changes->buf);
 	}
 	strbuf_addstr(&done, done_before);
 	format_done(ev, &done);
@@ -1891,6 +1901,24 @@ static void add_parents(struct commit *commit, struct commit *skip,
 }
 
 /*
+ * Resolving a divergence moves the changes of `item` before evolve may
+ * stop: remember where they were, so that --abort puts them back.
+ */
+static void save_item_changes(struct evolver *ev, struct evolve_item *item)
+{
+	struct string_list_item *name;
+
+	if (!ev->saved_changes)
+		return;
+	for_each_string_list_item(name, &item->refnames) {
+		struct change_head *head = name->util;
+
+		strbuf_addf(ev->saved_changes, "%s %s\n",
+			    oid_to_hex(&head->head), name->string);
+	}
+}
+
+/*
  * The one change whose commit merges the two versions of `divergent` and
  * nothing else, or NULL if there is none, or more than one (which to use
  * would be a guess).
@@ -1958,6 +1986,9 @@ static int squash_follow_up_merge(struct evolver *ev,
 	oidcpy(&rewrites[0].old, &a->object.oid);
 	oidcpy(&rewrites[1].old, &b->object.oid);
 	oidcpy(&rewrites[2].old, &merge->commit->object.oid);
+	save_item_changes(ev, divergent->newest);
+	save_item_changes(ev, divergent->divergent);
+	save_item_changes(ev, merge);
 	for (size_t i = 0; i < ARRAY_SIZE(rewrites); i++)
 		oidcpy(&rewrites[i].new, &squashed);
 	if (record_rewrites(r, rewrites, ARRAY_SIZE(rewrites), REWRITE_MODIFY,
@@ -1982,6 +2013,10 @@ static int auto_merge_versions(struct evolver *ev,
 	struct object_id merged;
 	int ret = merge_versions(ev->repo, a, b, &merged, ev->err);
 
+	if (!ret) {
+		save_item_changes(ev, divergent->newest);
+		save_item_changes(ev, divergent->divergent);
+	}
 	if (!ret)
 		ret = record_merged_versions(ev->repo, a, b, &merged,
 					     "evolve --auto-merge", ev->err);
@@ -2002,7 +2037,8 @@ static int auto_merge_versions(struct evolver *ev,
  */
 static int resolve_divergences(struct repository *r,
 			       const struct evolve_options *opts,
-			       struct evolve_result *result, struct strbuf *err)
+			       struct evolve_result *result,
+			       struct strbuf *saved_changes, struct strbuf *err)
 {
 	/* Each round ends a divergence; never try more than there were. */
 	unsigned tries = 0, max_tries = 0;
@@ -2015,6 +2051,7 @@ static int resolve_divergences(struct repository *r,
 		evolver_init(&ev, r, err);
 		ev.opts = opts;
 		ev.result = result;
+		ev.saved_changes = saved_changes;
 		load_changes(&ev);
 		if (!max_tries)
 			max_tries = oidmap_get_size(&ev.obsolete);
@@ -2042,6 +2079,7 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 {
 	struct evolver ev;
 	struct strbuf done = STRBUF_INIT;
+	struct strbuf saved_changes = STRBUF_INIT;
 	int ret;
 
 	if (opts->action == EVOLVE_START && evolve_in_progress(r)) {
@@ -2056,12 +2094,15 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 
 	if (opts->action == EVOLVE_START && !opts->dry_run &&
 	    (opts->follow_up_merges || opts->auto_merge) &&
-	    resolve_divergences(r, opts, result, err))
+	    resolve_divergences(r, opts, result, &saved_changes, err)) {
+		strbuf_release(&saved_changes);
 		return -1;
+	}
 
 	evolver_init(&ev, r, err);
 	ev.opts = opts;
 	ev.result = result;
+	ev.saved_changes = &saved_changes;
 	if (opts->action == EVOLVE_START) {
 		struct string_list_item *upstream;
 
@@ -2096,6 +2137,17 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 	free(ev.head_branch);
 	evolver_release(&ev);
 	strbuf_release(&done);
+	strbuf_release(&saved_changes);
+	return ret;
+}
+
+/* The changes that evolve moved before it stopped go back (see stop_on_conflict()). */
+static int restore_moved_changes(struct repository *r, struct strbuf *err)
+{
+	char *dir = repo_git_path(r, EVOLVE_STATE_DIR);
+	int ret = restore_saved_changes(r, dir, "evolve (abort)", err);
+
+	free(dir);
 	return ret;
 }
 
@@ -2121,6 +2173,10 @@ int evolve_abort(struct repository *r, struct strbuf *err)
 		 * written first): only the stash and the state are left.
 		 */
 		strbuf_reset(err);
+		if (restore_moved_changes(r, err)) {
+			evolver_release(&ev);
+			return -1;
+		}
 		autostash = state_path(r, "autostash");
 		apply_autostash(autostash);
 		free(autostash);
@@ -2132,10 +2188,10 @@ int evolve_abort(struct repository *r, struct strbuf *err)
 	opts.branch = ev.head_branch;
 	if (!ev.head_branch)
 		opts.flags |= RESET_HEAD_DETACH;
-	ret = reset_head(r, &opts);
-	if (ret) {
+	ret = restore_moved_changes(r, err);
+	if (!ret && (ret = reset_head(r, &opts)))
 		strbuf_addstr(err, _("could not go back to where evolve started"));
-	} else {
+	if (!ret) {
 		autostash = state_path(r, "autostash");
 		apply_autostash(autostash);
 		free(autostash);

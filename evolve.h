@@ -143,8 +143,10 @@ int evolve_in_progress(struct repository *r);
 
 /*
  * Abandon a stopped evolve: HEAD, the working tree and the index go back
- * to where they were before it started (local modifications included);
- * no other ref has moved. Returns 0, or -1 with a message in `err`.
+ * to where they were before it started (local modifications included),
+ * and so do the changes that resolving divergences moved before it
+ * stopped; no other ref has moved. Returns 0, or -1 with a message in
+ * `err`.
  */
 int evolve_abort(struct repository *r, struct strbuf *err);
 

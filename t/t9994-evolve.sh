@@ -1585,4 +1585,40 @@ test_expect_success 'a carried commit that becomes empty is dropped, and said so
 	)
 '
 
+test_expect_success '--abort after a follow-up merge was squashed restores every change' '
+	git init abort-follow-up &&
+	(
+		cd abort-follow-up &&
+		commit_the_file &&
+		v0=$(git rev-parse HEAD) &&
+		test_write_lines one 2 3 4 5 >file &&
+		test_tick &&
+		git commit -q -a --amend --no-edit &&
+		ours=$(git rev-parse HEAD) &&
+		git checkout -q --detach $v0 &&
+		test_write_lines 1 2 3 4 five >file &&
+		test_tick &&
+		git commit -q -a --amend -m "the file, theirs" &&
+		theirs=$(git rev-parse HEAD) &&
+		git checkout -q --detach $ours &&
+		test_must_fail git merge -q --no-edit $theirs >/dev/null &&
+		test_write_lines one 2 3 4 five >file &&
+		test_tick &&
+		git commit -q -a -m "merge the two versions" &&
+		# built on our version, it conflicts with the merged one
+		git checkout -q --detach $ours &&
+		test_write_lines one 2 3 4 FIVE >file &&
+		test_tick &&
+		git commit -q -a -m "edit five" &&
+
+		git for-each-ref >refs.before &&
+		test_must_fail git evolve >out 2>err &&
+		test_grep "^squashing metas/merge-two-versions" out &&
+		test_grep "could not rebase metas/edit-five" err &&
+		git evolve --abort &&
+		git for-each-ref >refs.after &&
+		test_cmp refs.before refs.after
+	)
+'
+
 test_done

@@ -1185,10 +1185,13 @@ out:
 	return ret;
 }
 
-/* Move all changes of the batch in a single transaction. */
-static int batch_commit(struct rewrite_batch *batch, struct strbuf *err)
+/*
+ * Queue the moves of the batch into `transaction`, and save the changes
+ * as they were for the --abort of a command in progress.
+ */
+static int batch_queue(struct rewrite_batch *batch,
+		       struct ref_transaction *transaction, struct strbuf *err)
 {
-	struct ref_transaction *transaction;
 	struct string_list_item *item;
 	FILE *saved;
 	int ret = -1;
@@ -1198,10 +1201,6 @@ static int batch_commit(struct rewrite_batch *batch, struct strbuf *err)
 		strbuf_addstr(err, _("could not write the metacommits"));
 		return -1;
 	}
-	transaction = ref_store_transaction_begin(get_main_ref_store(batch->repo),
-						  0, err);
-	if (!transaction)
-		return -1;
 	saved = open_saved_changes(batch->repo);
 	for_each_string_list_item(item, &batch->changes) {
 		struct batch_change *change = item->util;
@@ -1237,9 +1236,16 @@ static int batch_commit(struct rewrite_batch *batch, struct strbuf *err)
 					   flags, batch->reason, err))
 			goto out;
 	}
+	ret = 0;
+out:
 	close_saved_changes(&saved);
-	if (ref_transaction_commit(transaction, err))
-		goto out;
+	return ret;
+}
+
+/* Once the transaction is committed: the content index learns the moves. */
+static void batch_index(struct rewrite_batch *batch)
+{
+	struct string_list_item *item;
 
 	for_each_string_list_item(item, &batch->changes) {
 		struct batch_change *change = item->util;
@@ -1247,10 +1253,21 @@ static int batch_commit(struct rewrite_batch *batch, struct strbuf *err)
 		if (change->msg)
 			index_change(batch->repo, &change->content, item->string);
 	}
-	ret = 0;
+}
 
-out:
-	close_saved_changes(&saved);
+/* Move all changes of the batch in a single transaction. */
+static int batch_commit(struct rewrite_batch *batch, struct strbuf *err)
+{
+	struct ref_transaction *transaction;
+	int ret = -1;
+
+	transaction = ref_store_transaction_begin(get_main_ref_store(batch->repo),
+						  0, err);
+	if (transaction && !batch_queue(batch, transaction, err) &&
+	    !ref_transaction_commit(transaction, err)) {
+		batch_index(batch);
+		ret = 0;
+	}
 	ref_transaction_free(transaction);
 	return ret;
 }
@@ -1357,6 +1374,47 @@ int record_rewrites_and_move_refs(struct repository *r,
 		ret = batch_commit(&batch, err);
 	batch_clear(&batch);
 	return ret;
+}
+
+struct change_recording {
+	struct rewrite_batch batch;
+};
+
+struct change_recording *prepare_rewrites(struct repository *r,
+					  const struct commit_rewrite *rewrites,
+					  size_t nr, enum rewrite_type type,
+					  const char *reason, struct strbuf *err)
+{
+	struct change_recording *rec = xcalloc(1, sizeof(*rec));
+
+	rec->batch.repo = r;
+	rec->batch.reason = reason;
+	string_list_init_dup(&rec->batch.changes);
+	if (batch_add_rewrites(&rec->batch, rewrites, nr, type, err) ||
+	    batch_release_writes(&rec->batch)) {
+		if (!err->len)
+			strbuf_addstr(err, _("could not write the metacommits"));
+		finish_change_recording(rec, 0);
+		return NULL;
+	}
+	return rec;
+}
+
+int queue_change_recording(struct change_recording *rec,
+			   struct ref_transaction *transaction,
+			   struct strbuf *err)
+{
+	return batch_queue(&rec->batch, transaction, err);
+}
+
+void finish_change_recording(struct change_recording *rec, int committed)
+{
+	if (!rec)
+		return;
+	if (committed)
+		batch_index(&rec->batch);
+	batch_clear(&rec->batch);
+	free(rec);
 }
 
 int record_rewrites(struct repository *r, const struct commit_rewrite *rewrites,

@@ -270,6 +270,35 @@ int record_rewrites(struct repository *r, const struct commit_rewrite *rewrites,
 		    struct strbuf *err);
 
 /*
+ * Rewrites recorded in the caller's own ref transaction, so that the refs
+ * the command moves (HEAD after "commit --amend", say) and the changes
+ * move together or not at all:
+ *
+ *   rec = prepare_rewrites(r, rewrites, nr, type, reason, err);
+ *   queue_change_recording(rec, transaction, err);
+ *   ... ref_transaction_commit(transaction, err) ...
+ *   finish_change_recording(rec, committed);
+ *
+ * prepare_rewrites() writes the metacommits of record_rewrites() and
+ * decides which changes move (NULL with a message in `err` if it
+ * cannot); queue_change_recording() queues those moves, each with the
+ * value it must have, and saves them for the --abort of a command in
+ * progress (0, or -1 with a message in `err`); finish_change_recording()
+ * lets the content index learn them if the transaction was committed,
+ * and frees `rec` (which may be NULL).
+ */
+struct change_recording;
+struct ref_transaction;
+struct change_recording *prepare_rewrites(struct repository *r,
+					  const struct commit_rewrite *rewrites,
+					  size_t nr, enum rewrite_type type,
+					  const char *reason, struct strbuf *err);
+int queue_change_recording(struct change_recording *rec,
+			   struct ref_transaction *transaction,
+			   struct strbuf *err);
+void finish_change_recording(struct change_recording *rec, int committed);
+
+/*
  * Record, in a single ref transaction, that the commits of `copies` were
  * copied (REWRITE_COPY) and then that those of `rewrites` were rewritten
  * (REWRITE_MODIFY), as record_rewrites() would. A commit split in two is

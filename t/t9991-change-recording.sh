@@ -305,4 +305,28 @@ test_expect_success 'the versions changes keep do not trigger a commit-graph wri
 	)
 '
 
+test_expect_success REFFILES 'commit --amend moves HEAD and its change together, or neither' '
+	git init amend-atomic &&
+	(
+		cd amend-atomic &&
+		test_commit base &&
+		test_commit --no-tag work w &&
+		before=$(git rev-parse HEAD) &&
+		test_cmp_rev refs/metas/work $before &&
+
+		# the change cannot move: neither does HEAD
+		>.git/refs/metas/work.lock &&
+		echo more >w &&
+		test_must_fail git commit -q -a --amend --no-edit 2>err &&
+		test_grep "refs/metas/work" err &&
+		test_cmp_rev HEAD $before &&
+		test_cmp_rev refs/metas/work $before &&
+
+		rm .git/refs/metas/work.lock &&
+		git commit -q -a --amend --no-edit &&
+		check_meta_commit metas/work "commit (amend): work" \
+			c HEAD r $before
+	)
+'
+
 test_done

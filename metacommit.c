@@ -1546,6 +1546,7 @@ int restore_change(struct repository *r, const char *name,
 	struct ref_transaction *transaction = NULL;
 	struct strbuf hidden = STRBUF_INIT;
 	struct object_id oid;
+	FILE *saved;
 	int ret = -1;
 
 	if (!skip_prefix(name, HIDDEN_CHANGES_REF_PREFIX, &name) &&
@@ -1565,6 +1566,10 @@ int restore_change(struct repository *r, const char *name,
 		goto out;
 	}
 
+	saved = open_saved_changes(r);
+	save_change(saved, r->hash_algo, restored->buf, NULL);
+	save_change(saved, r->hash_algo, hidden.buf, &oid);
+	close_saved_changes(&saved);
 	transaction = ref_store_transaction_begin(refs, 0, err);
 	if (!transaction ||
 	    ref_transaction_create(transaction, restored->buf, &oid, NULL,
@@ -1591,6 +1596,7 @@ int copy_change(struct repository *r, const char *name,
 	struct metacommit_data data = METACOMMIT_DATA_INIT;
 	struct object_id head, meta;
 	char *msg = NULL;
+	FILE *saved;
 	int ret = -1;
 
 	strbuf_add_change_refname(copied, name);
@@ -1611,6 +1617,9 @@ int copy_change(struct repository *r, const char *name,
 	msg = describe(r, lookup_commit(r, &data.content), "change copy");
 	if (write_metacommit(r, &data, msg, &meta, err))
 		goto out;
+	saved = open_saved_changes(r);
+	save_change(saved, r->hash_algo, copied->buf, &head);
+	close_saved_changes(&saved);
 	transaction = ref_store_transaction_begin(refs, 0, err);
 	if (!transaction ||
 	    ref_transaction_update(transaction, copied->buf, &meta, &head,
@@ -1676,6 +1685,7 @@ int rename_change(struct repository *r, const char *old, const char *new,
 	struct string_list at_head = STRING_LIST_INIT_DUP;
 	struct change_table table;
 	struct object_id head, content;
+	FILE *saved;
 	int ret = -1;
 
 	change_table_init(&table);
@@ -1722,6 +1732,10 @@ int rename_change(struct repository *r, const char *old, const char *new,
 		strbuf_addf(err, _("change '%s' not found"), old);
 		goto out;
 	}
+	saved = open_saved_changes(r);
+	save_change(saved, r->hash_algo, renamed->buf, &head);
+	save_change(saved, r->hash_algo, new_refname.buf, NULL);
+	close_saved_changes(&saved);
 	if (refs_rename_ref(refs, renamed->buf, new_refname.buf,
 			    "change rename")) {
 		strbuf_addf(err, _("could not rename '%s' to '%s'"),

@@ -4,6 +4,7 @@ test_description='merge --squash, revert, am, replay, history and --abort record
 
 . ./test-lib.sh
 . "$TEST_DIRECTORY"/lib-changes.sh
+. "$TEST_DIRECTORY"/lib-rebase.sh
 
 # The test suite disables recording by default; let core.enableChanges decide.
 sane_unset GIT_TEST_ENABLE_CHANGES
@@ -307,6 +308,42 @@ test_expect_success 'eight worktrees amending their changes at once lose nothing
 		done &&
 		git fsck --no-progress
 	)
+'
+
+test_expect_success 'rebase --abort restores what change copy, restore and rename moved' '
+	git checkout -b stopped base &&
+	test_commit st1 &&
+	git commit --amend -m st1-amended &&
+	test_commit st2 &&
+	git update-ref refs/hiddenmetas/st-hidden st1 &&
+	git for-each-ref refs/metas/ refs/hiddenmetas/ >before &&
+	(
+		set_fake_editor &&
+		FAKE_LINES="edit 1 2" &&
+		export FAKE_LINES &&
+		git rebase -i HEAD~2
+	) &&
+	git change copy st1 &&
+	git change restore st-hidden &&
+	git change rename st2 st2-renamed &&
+	git for-each-ref refs/metas/ refs/hiddenmetas/ >during &&
+	! test_cmp before during &&
+	git rebase --abort &&
+	git for-each-ref refs/metas/ refs/hiddenmetas/ >after &&
+	test_cmp before after
+'
+
+test_expect_success 'cherry-pick --abort restores what change copy and rename moved' '
+	git checkout -b stopped-pick other &&
+	git for-each-ref refs/metas/ refs/hiddenmetas/ >before &&
+	test_must_fail git cherry-pick a1 conflict-me &&
+	git change copy st1 &&
+	git change rename a1-picked &&
+	git for-each-ref refs/metas/ refs/hiddenmetas/ >during &&
+	! test_cmp before during &&
+	git cherry-pick --abort &&
+	git for-each-ref refs/metas/ refs/hiddenmetas/ >after &&
+	test_cmp before after
 '
 
 test_done

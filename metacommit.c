@@ -1186,6 +1186,58 @@ out:
 }
 
 /*
+ * Record that `commit` was dropped: the changes that hold it advance to a
+ * metacommit that abandons it ("a <commit> r <their heads>"), as "git
+ * change abandon" does. A commit that no change holds is left alone.
+ */
+static int batch_drop(struct rewrite_batch *batch,
+		      const struct object_id *commit, struct strbuf *err)
+{
+	struct repository *r = batch->repo;
+	struct metacommit_data metacommit = METACOMMIT_DATA_INIT;
+	struct string_list found = STRING_LIST_INIT_NODUP;
+	struct string_list_item *item;
+	struct commit *content;
+	struct object_id target;
+	char *reason = NULL, *msg = NULL;
+	int ret = -1;
+
+	batch_find(batch, commit, &found);
+	if (!found.nr) {
+		ret = 0;
+		goto out;
+	}
+	if (check_content(r, commit, &content, err))
+		goto out;
+	oidcpy(&metacommit.content, commit);
+	metacommit.abandoned = 1;
+	for_each_string_list_item(item, &found) {
+		struct batch_change *change = item->util;
+
+		oid_array_append_unique(&metacommit.replace, &change->head);
+	}
+	reason = xstrfmt("%s (drop)", batch->reason);
+	msg = describe(r, content, reason);
+	if (write_metacommit(r, &metacommit, msg, &target, err))
+		goto out;
+	for_each_string_list_item(item, &found) {
+		struct batch_change *change = item->util;
+
+		oidcpy(&change->head, &target);
+		free(change->msg);
+		change->msg = xstrdup(msg);
+	}
+	ret = 0;
+
+out:
+	metacommit_data_clear(&metacommit);
+	string_list_clear(&found, 0);
+	free(reason);
+	free(msg);
+	return ret;
+}
+
+/*
  * Queue the moves of the batch into `transaction`, and save the changes
  * as they were for the --abort of a command in progress.
  */
@@ -1342,6 +1394,29 @@ int record_copies_and_rewrites(struct repository *r,
 	if (!ret)
 		ret = batch_commit(&batch, err);
 
+	batch_clear(&batch);
+	return ret;
+}
+
+int record_rewrites_and_drops(struct repository *r,
+			      const struct commit_rewrite *rewrites, size_t nr,
+			      const struct oid_array *dropped,
+			      const char *reason, struct strbuf *err)
+{
+	struct rewrite_batch batch = {
+		.repo = r,
+		.reason = reason,
+		.changes = STRING_LIST_INIT_DUP,
+	};
+	int ret;
+
+	if (nr + dropped->nr > 1)
+		batch_hold_writes(&batch);
+	ret = batch_add_rewrites(&batch, rewrites, nr, REWRITE_MODIFY, err);
+	for (size_t i = 0; !ret && i < dropped->nr; i++)
+		ret = batch_drop(&batch, &dropped->oid[i], err);
+	if (!ret)
+		ret = batch_commit(&batch, err);
 	batch_clear(&batch);
 	return ret;
 }

@@ -313,6 +313,19 @@ int record_copies_and_rewrites(struct repository *r,
 			       struct strbuf *err);
 
 /*
+ * For a rebase: record_rewrites() of type REWRITE_MODIFY and, in the same
+ * transaction, that the commits of `dropped` were dropped. The changes
+ * whose head has a dropped commit as content advance to a metacommit that
+ * abandons it, as abandon_change() does, so that "git evolve" does not
+ * bring it back; a dropped commit that no change holds is left alone. The
+ * metacommits' message is "<reason> (drop): <subject>".
+ */
+int record_rewrites_and_drops(struct repository *r,
+			      const struct commit_rewrite *rewrites, size_t nr,
+			      const struct oid_array *dropped,
+			      const char *reason, struct strbuf *err);
+
+/*
  * Bring back the hidden change `name` (refs/hiddenmetas/<name>, given in
  * any of the forms "<name>", "metas/<name>" or "hiddenmetas/<name>"):
  * move it to refs/metas/<name>, which must not exist, in one transaction.

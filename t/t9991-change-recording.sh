@@ -190,16 +190,16 @@ test_expect_success 'rebase -i records its rewrites in one transaction' '
 	EOF
 	test_cmp expect actual &&
 
-	# the fast-forwarded pick records nothing, nor does the drop
+	# the fast-forwarded pick records nothing; the drop abandons
 	test_cmp_rev refs/metas/r1 r1 &&
-	test_cmp_rev refs/metas/r5 r5 &&
+	check_meta_commit refs/metas/r5 "rebase (drop): r5" a r5 r r5 &&
 	check_meta_commit refs/metas/r2 "rebase: r2 reworded" c HEAD~2 r r2 &&
 	check_meta_commit refs/metas/r3 "rebase: r3" c HEAD~1 r r3 r r4 &&
 	test_cmp_rev refs/metas/r4 refs/metas/r3 &&
 	check_meta_commit refs/metas/r6 "rebase: r6" c HEAD r r6 &&
 
 	# all in one transaction, the only one touching refs/metas/
-	echo 4 >expect &&
+	echo 5 >expect &&
 	test_cmp expect .git/metas-transactions
 '
 

@@ -346,4 +346,115 @@ test_expect_success 'cherry-pick --abort restores what change copy and rename mo
 	test_cmp before after
 '
 
+test_expect_success 'rebase -i abandons the commits it drops' '
+	git init drops &&
+	(
+		cd drops &&
+		test_commit base &&
+		test_commit dr1 &&
+		test_commit dr2 &&
+		test_commit dr3 &&
+		test_commit dr4 &&
+		# dr2 dropped, dr3 deleted from the todo list
+		(
+			set_fake_editor &&
+			FAKE_LINES="1 fixup 4 drop 2" &&
+			export FAKE_LINES &&
+			git rebase -i base
+		) &&
+		git log --format=%s >actual &&
+		test_write_lines dr1 base >expect &&
+		test_cmp expect actual &&
+		check_meta_commit refs/metas/dr1 "rebase: dr1" c HEAD r dr1 r dr4 &&
+		check_meta_commit refs/metas/dr2 "rebase (drop): dr2" \
+			a dr2 r dr2 &&
+		check_meta_commit refs/metas/dr3 "rebase (drop): dr3" \
+			a dr3 r dr3 &&
+
+		# evolve does not bring them back onto the new dr1
+		git rev-parse HEAD >expect &&
+		git evolve &&
+		git rev-parse HEAD >actual &&
+		test_cmp expect actual &&
+		test_cmp_rev metas/dr2 dr2 &&
+		test_cmp_rev metas/dr3 dr3
+	)
+'
+
+test_expect_success 'rebase -i abandons what --edit-todo deletes at a stop' '
+	(
+		cd drops &&
+		git checkout -b edit-todo base &&
+		test_commit et1 &&
+		test_commit et2 &&
+		test_commit et3 &&
+		(
+			set_fake_editor &&
+			FAKE_LINES="edit 1 2 3" &&
+			export FAKE_LINES &&
+			git rebase -i base
+		) &&
+		git commit --amend -m et1-amended &&
+		(
+			set_fake_editor &&
+			FAKE_LINES="2" &&
+			export FAKE_LINES &&
+			git rebase --edit-todo
+		) &&
+		git rebase --continue &&
+		git log --format=%s >actual &&
+		test_write_lines et3 et1-amended base >expect &&
+		test_cmp expect actual &&
+		check_meta_commit refs/metas/et1 "rebase: et1-amended" \
+			c HEAD~ r et1 &&
+		check_meta_commit refs/metas/et2 "rebase (drop): et2" \
+			a et2 r et2 &&
+		check_meta_commit refs/metas/et3 "rebase: et3" c HEAD r et3
+	)
+'
+
+test_expect_success 'rebase --abort after a drop abandons nothing' '
+	(
+		cd drops &&
+		git checkout -b drop-abort base &&
+		test_commit da1 &&
+		test_commit da2 &&
+		test_commit da3 &&
+		git for-each-ref refs/metas/ >before &&
+		(
+			set_fake_editor &&
+			FAKE_LINES="edit 1 drop 2 3" &&
+			export FAKE_LINES &&
+			git rebase -i base
+		) &&
+		git commit --amend -m da1-amended &&
+		git rebase --abort &&
+		git for-each-ref refs/metas/ >after &&
+		test_cmp before after
+	)
+'
+
+test_expect_success 'a commit the rebase empties is not abandoned' '
+	(
+		cd drops &&
+		git checkout -b has-x base &&
+		echo x >x &&
+		echo y >y &&
+		git add x y &&
+		git commit -m "x and y" &&
+		git checkout -b emptied base &&
+		echo x >x &&
+		git add x &&
+		git commit -m "x only" &&
+		git tag x-only &&
+		test_commit after-x &&
+		git rebase --empty=drop has-x &&
+		git log --format=%s >actual &&
+		test_write_lines after-x "x and y" base >expect &&
+		test_cmp expect actual &&
+		git cat-file commit $(raw_rev refs/metas/x-only) >meta &&
+		test_grep ! "^parent-type a" meta
+	)
+'
+
 test_done

@@ -2569,6 +2569,7 @@ struct obslog_version {
 	struct object_id self;
 	struct oid_array replaced;
 	size_t children; /* versions that replace it and are not placed yet */
+	unsigned queued:1;
 };
 
 static int obslog_newer_first(const void *a_, const void *b_,
@@ -2608,43 +2609,68 @@ static void obslog_order(struct obslog_version *versions, size_t nr,
 				versions[kh_value(position, pos)].children++;
 		}
 	for (size_t i = 0; i < nr; i++)
-		if (!versions[i].children)
+		if (!versions[i].children) {
+			versions[i].queued = 1;
 			prio_queue_put(&ready, &versions[i]);
+		}
 
 	/* First the order, remembered as each version's new position. */
-	while ((v = prio_queue_get(&ready))) {
-		khiter_t pos = kh_get_oid_pos(position, v->self);
+	while (placed < nr) {
+		struct obslog_version *newest = NULL;
 
-		kh_value(position, pos) = placed;
-		entries[placed++] = v->entry;
-		for (size_t j = 0; j < v->replaced.nr; j++) {
-			khiter_t p = kh_get_oid_pos(position, v->replaced.oid[j]);
-			struct obslog_version *older;
+		while ((v = prio_queue_get(&ready))) {
+			khiter_t pos = kh_get_oid_pos(position, v->self);
 
-			if (p == kh_end(position))
-				continue;
-			older = &versions[kh_value(position, p)];
-			if (!--older->children)
-				prio_queue_put(&ready, older);
+			kh_value(position, pos) = placed;
+			entries[placed++] = v->entry;
+			for (size_t j = 0; j < v->replaced.nr; j++) {
+				khiter_t p = kh_get_oid_pos(position,
+							    v->replaced.oid[j]);
+				struct obslog_version *older;
+
+				if (p == kh_end(position))
+					continue;
+				older = &versions[kh_value(position, p)];
+				if (!--older->children && !older->queued) {
+					older->queued = 1;
+					prio_queue_put(&ready, older);
+				}
+			}
 		}
+		if (placed == nr)
+			break;
+
+		/*
+		 * What is left replaces itself in a cycle, which a commit
+		 * graph cannot have, but "git replace" or a crafted
+		 * metacommit can fake. Break the cycle at its newest version,
+		 * placed before the versions said to replace it: the edges
+		 * from those are left out below.
+		 */
+		for (size_t i = 0; i < nr; i++)
+			if (!versions[i].queued &&
+			    (!newest || versions[i].entry.date > newest->entry.date))
+				newest = &versions[i];
+		warning(_("the versions of the change replace each other in "
+			  "a cycle; ignoring that %s was replaced"),
+			oid_to_hex(&newest->self));
+		newest->queued = 1;
+		prio_queue_put(&ready, newest);
 	}
-	/* The meta graph is a commit graph: it has no cycle to leave out. */
-	if (placed != nr)
-		BUG("obslog: %"PRIuMAX" of %"PRIuMAX" versions ordered",
-		    (uintmax_t)placed, (uintmax_t)nr);
 
 	/* Then the edges, now that every position is known. */
 	for (size_t i = 0; i < nr; i++) {
-		struct obslog_entry *entry =
-			&entries[kh_value(position,
-					  kh_get_oid_pos(position, versions[i].self))];
+		size_t self = kh_value(position,
+				       kh_get_oid_pos(position, versions[i].self));
+		struct obslog_entry *entry = &entries[self];
 
 		ALLOC_ARRAY(entry->replaces, versions[i].replaced.nr);
 		for (size_t j = 0; j < versions[i].replaced.nr; j++) {
 			khiter_t p = kh_get_oid_pos(position,
 						    versions[i].replaced.oid[j]);
 
-			if (p != kh_end(position))
+			/* An edge back to a newer entry would close a cycle. */
+			if (p != kh_end(position) && kh_value(position, p) > self)
 				entry->replaces[entry->replaces_nr++] =
 					kh_value(position, p);
 		}

@@ -595,4 +595,27 @@ test_expect_success 'a failing or silent change-name hook is not used' '
 	test_hook --remove change-name
 '
 
+test_expect_success 'log --obslog reports a cycle of versions instead of failing' '
+	git init obslog-cycle &&
+	(
+		cd obslog-cycle &&
+		GIT_TEST_ENABLE_CHANGES=true &&
+		export GIT_TEST_ENABLE_CHANGES &&
+		test_commit first &&
+		test_tick &&
+		git commit --amend -m second &&
+		test_tick &&
+		git commit --amend -m third &&
+		# The first version now reads as the newest metacommit, which
+		# replaces the second version, which replaces the first.
+		git replace first "metas/first^{metacommit}" &&
+		git log --obslog >out 2>err &&
+		test_grep "replace each other in a cycle" err &&
+		test_line_count = 3 out &&
+		git log --obslog --graph >out 2>err &&
+		test_grep "replace each other in a cycle" err &&
+		test_grep "second" out
+	)
+'
+
 test_done

@@ -108,24 +108,20 @@ malformed:
 	return -1;
 }
 
-int parse_metacommit(struct repository *r, struct commit *commit,
-		     struct metacommit_data *data, struct strbuf *err)
+/* parse_metacommit() of the text `buffer` of `commit`. */
+static int parse_metacommit_buffer(struct repository *r, struct commit *commit,
+				   const char *buffer,
+				   struct metacommit_data *data,
+				   struct strbuf *err)
 {
 	struct metacommit_data scratch = METACOMMIT_DATA_INIT;
 	struct oid_array parents = OID_ARRAY_INIT;
-	const char *buffer, *types;
+	const char *types;
 	size_t len;
 	int ret;
 
-	if (repo_parse_commit(r, commit)) {
-		strbuf_addf(err, _("could not parse commit %s"),
-			    oid_to_hex(&commit->object.oid));
-		return -1;
-	}
-
 	if (!data)
 		data = &scratch;
-	buffer = repo_get_commit_buffer(r, commit, NULL);
 	/* This only looks at the header, never at the message. */
 	types = find_commit_header(buffer, METACOMMIT_HEADER, &len);
 	if (!types) {
@@ -135,11 +131,57 @@ int parse_metacommit(struct repository *r, struct commit *commit,
 		ret = parse_parent_types(commit, &parents, types, len, data,
 					 err);
 	}
-	repo_unuse_commit_buffer(r, commit, buffer);
 	oid_array_clear(&parents);
 
 	if (ret < 0 || data == &scratch)
 		metacommit_data_clear(data);
+	return ret;
+}
+
+int parse_metacommit(struct repository *r, struct commit *commit,
+		     struct metacommit_data *data, struct strbuf *err)
+{
+	const char *buffer;
+	int ret;
+
+	if (repo_parse_commit(r, commit)) {
+		strbuf_addf(err, _("could not parse commit %s"),
+			    oid_to_hex(&commit->object.oid));
+		return -1;
+	}
+	buffer = repo_get_commit_buffer(r, commit, NULL);
+	ret = parse_metacommit_buffer(r, commit, buffer, data, err);
+	repo_unuse_commit_buffer(r, commit, buffer);
+	return ret;
+}
+
+/*
+ * parse_metacommit() without parsing `commit` if it is not parsed yet:
+ * parsing a commit looks its parents up as commits, and the content of a
+ * crafted metacommit may be a tag, which could then not be looked up as
+ * the tag it is (a tag ref to it would find no tag to decorate).
+ */
+static int parse_metacommit_unparsed(struct repository *r,
+				     struct commit *commit,
+				     struct metacommit_data *data,
+				     struct strbuf *err)
+{
+	enum object_type type;
+	unsigned long size;
+	char *buffer;
+	int ret;
+
+	if (commit->object.parsed)
+		return parse_metacommit(r, commit, data, err);
+	buffer = odb_read_object(r->objects, &commit->object.oid, &type, &size);
+	if (!buffer || type != OBJ_COMMIT) {
+		strbuf_addf(err, _("could not parse commit %s"),
+			    oid_to_hex(&commit->object.oid));
+		free(buffer);
+		return -1;
+	}
+	ret = parse_metacommit_buffer(r, commit, buffer, data, err);
+	free(buffer);
 	return ret;
 }
 
@@ -190,7 +232,7 @@ int peel_change_head(struct repository *r, const char *refname,
 		return 0;
 	commit = lookup_commit(r, oid);
 	if (commit && !known_not_metacommit(r, commit) &&
-	    parse_metacommit(r, commit, &data, &err) > 0) {
+	    parse_metacommit_unparsed(r, commit, &data, &err) > 0) {
 		oidcpy(oid, &data.content);
 		peeled = 1;
 	}

@@ -310,4 +310,30 @@ test_expect_success 'log --decorate marks obsolete commits' '
 	)
 '
 
+test_expect_success 'log --decorate copes with a change that holds an annotated tag' '
+	git init -b main change-holds-tag &&
+	(
+		cd change-holds-tag &&
+		test_commit tagged &&
+		git tag -a -m annotated annotated &&
+		tag=$(git rev-parse annotated) &&
+		# "git commit-tree" cannot write the parent-type header.
+		cat >metacommit <<-EOF &&
+		tree $EMPTY_TREE
+		parent $tag
+		author $GIT_COMMITTER_NAME <$GIT_COMMITTER_EMAIL> $GIT_COMMITTER_DATE
+		committer $GIT_COMMITTER_NAME <$GIT_COMMITTER_EMAIL> $GIT_COMMITTER_DATE
+		parent-type c
+
+		crafted
+		EOF
+		meta=$(git hash-object -t commit -w metacommit) &&
+		git update-ref refs/metas/crafted $meta &&
+		git log --decorate --format="%D" >actual 2>err &&
+		test_must_be_empty err &&
+		echo "HEAD -> main, tag: tagged, tag: annotated, metas/tagged" >expect &&
+		test_cmp expect actual
+	)
+'
+
 test_done

@@ -618,4 +618,24 @@ test_expect_success 'log --obslog reports a cycle of versions instead of failing
 	)
 '
 
+test_expect_success 'rebase of many commits stores the empty tree of its metacommits' '
+	git init -b main many-rewritten &&
+	(
+		cd many-rewritten &&
+		GIT_TEST_ENABLE_CHANGES=true &&
+		export GIT_TEST_ENABLE_CHANGES &&
+		test_commit base &&
+		git checkout -b topic &&
+		test_commit_bulk 7 &&
+		git checkout main &&
+		test_commit other &&
+		git checkout topic &&
+		# the objects written are held and written as one pack
+		git rebase main &&
+		git fsck &&
+		git replay --onto base main..topic >/dev/null &&
+		git fsck
+	)
+'
+
 test_done

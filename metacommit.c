@@ -377,6 +377,28 @@ static int change_refname_in_use(struct ref_store *refs,
 		change_name_taken(refs, refname, check_conflicts);
 }
 
+/*
+ * Whether a change, or a name reserved for one, is in the way of
+ * `refname` from above: "refs/metas/a/b" for "refs/metas/a/b/c".
+ */
+static int change_below_taken(struct ref_store *refs,
+			      struct string_list *reserved,
+			      const char *refname)
+{
+	struct strbuf prefix = STRBUF_INIT;
+	const char *slash = refname + strlen(CHANGES_REF_PREFIX);
+	int taken = 0;
+
+	while (!taken && (slash = strchr(slash, '/'))) {
+		strbuf_reset(&prefix);
+		strbuf_add(&prefix, refname, slash - refname);
+		taken = change_refname_in_use(refs, reserved, prefix.buf, 0);
+		slash++;
+	}
+	strbuf_release(&prefix);
+	return taken;
+}
+
 static void set_name_suffix(struct strbuf *refname, size_t base_len,
 			    unsigned long suffix)
 {
@@ -407,6 +429,26 @@ static void new_change_refname(struct repository *r, struct commit *content,
 	if (!change_refname_in_use(refs, reserved, refname->buf,
 				   check_conflicts))
 		return;
+	if (check_conflicts && change_below_taken(refs, reserved, refname->buf)) {
+		/*
+		 * Only a change-name hook gives names with a slash. No
+		 * suffix helps: "a/b/c-2" is below a change "a/b" too.
+		 */
+		const char *buffer = repo_get_commit_buffer(r, content, NULL);
+		const char *subject;
+		size_t len = find_commit_subject(buffer, &subject);
+
+		warning(_("the change name '%s' from the change-name hook "
+			  "is below an existing change; naming the change "
+			  "after its subject instead"),
+			refname->buf + strlen(CHANGES_REF_PREFIX));
+		strbuf_setlen(refname, strlen(CHANGES_REF_PREFIX));
+		change_name_from_subject(subject, len, refname);
+		repo_unuse_commit_buffer(r, content, buffer);
+		if (!change_refname_in_use(refs, reserved, refname->buf,
+					   check_conflicts))
+			return;
+	}
 	base_len = refname->len;
 
 	/* The bare name counts as suffix 1: find a free suffix above it. */

@@ -638,4 +638,22 @@ test_expect_success 'rebase of many commits stores the empty tree of its metacom
 	)
 '
 
+test_expect_success 'a change-name hook name below an existing change falls back to the subject' '
+	git init -b main hook-below &&
+	(
+		cd hook-below &&
+		GIT_TEST_ENABLE_CHANGES=true &&
+		export GIT_TEST_ENABLE_CHANGES &&
+		test_commit base &&
+		git update-ref refs/metas/a/b HEAD &&
+		test_hook change-name <<-\EOF &&
+		echo a/b/c
+		EOF
+		git commit --allow-empty -m "named by subject" 2>err &&
+		test_grep "is below an existing change" err &&
+		test_cmp_rev refs/metas/named-subject HEAD &&
+		test_must_fail git rev-parse --verify -q refs/metas/a/b/c
+	)
+'
+
 test_done

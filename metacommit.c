@@ -620,6 +620,18 @@ static void close_saved_changes(FILE **saved)
 	*saved = NULL;
 }
 
+/*
+ * Whether a refname read back from a state file (the saved changes, the
+ * content index) may be written: only local changes may. The files can be
+ * damaged or crafted, and must not move a branch or a tag.
+ */
+static int is_local_change_refname(const char *refname)
+{
+	return (starts_with(refname, CHANGES_REF_PREFIX) ||
+		starts_with(refname, HIDDEN_CHANGES_REF_PREFIX)) &&
+	       !check_refname_format(refname, 0);
+}
+
 int restore_changes_before_rebase(struct repository *r, const char *state_dir,
 				  struct strbuf *err)
 {
@@ -656,6 +668,11 @@ int restore_saved_changes(struct repository *r, const char *state_dir,
 		}
 		*eol = '\0';
 		p = eol + 1;
+		if (!is_local_change_refname(refname)) {
+			warning(_("ignoring '%s' in '%s': not a change"),
+				refname, path);
+			continue;
+		}
 		if (unsorted_string_list_has_string(&seen, refname))
 			continue;
 		string_list_append(&seen, refname);
@@ -777,7 +794,8 @@ void content_index_listed(struct repository *r, struct content_index_cache *cach
 			char *refname = xmemdupz(line + hexsz + 1,
 						 eol - line - hexsz - 1);
 
-			if (!unsorted_string_list_has_string(refnames, refname))
+			if (is_local_change_refname(refname) &&
+			    !unsorted_string_list_has_string(refnames, refname))
 				string_list_append_nodup(refnames, refname);
 			else
 				free(refname);
@@ -851,8 +869,14 @@ static void lookup_changes(struct repository *r, const struct object_id *content
 		struct object_id head;
 
 		if (!skip_prefix(line->string, hex, &refname) ||
-		    !skip_prefix(refname, " ", &refname) ||
-		    unsorted_string_list_has_string(out, refname) ||
+		    !skip_prefix(refname, " ", &refname))
+			continue;
+		if (!is_local_change_refname(refname)) {
+			warning(_("ignoring '%s' in '%s': not a change"),
+				refname, path);
+			continue;
+		}
+		if (unsorted_string_list_has_string(out, refname) ||
 		    refs_read_ref_full(refs, refname, 0, &head, NULL) ||
 		    !has_content(r, &head, content))
 			continue;

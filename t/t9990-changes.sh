@@ -656,4 +656,33 @@ test_expect_success 'a change-name hook name below an existing change falls back
 	)
 '
 
+test_expect_success 'refnames read back from state files must name changes' '
+	git init -b main state-refnames &&
+	(
+		cd state-refnames &&
+		GIT_TEST_ENABLE_CHANGES=true &&
+		export GIT_TEST_ENABLE_CHANGES &&
+		test_commit one &&
+		test_commit two &&
+		git branch keep &&
+		keep=$(git rev-parse keep) &&
+
+		# the content index: amending looks up the changes of HEAD
+		head=$(git rev-parse HEAD) &&
+		bucket=$(echo $head | cut -c1-2) &&
+		echo "$head refs/heads/keep" >>.git/metas-index/$bucket &&
+		git commit --amend --allow-empty -m amended 2>err &&
+		test_grep "ignoring .refs/heads/keep.* not a change" err &&
+		test_cmp_rev keep $keep &&
+
+		# the changes saved for --abort
+		test_must_fail git rebase -x false HEAD~1 &&
+		echo "$(git rev-parse one) refs/heads/keep" \
+			>>.git/rebase-merge/metas-before &&
+		git rebase --abort 2>err &&
+		test_grep "ignoring .refs/heads/keep.* not a change" err &&
+		test_cmp_rev keep $keep
+	)
+'
+
 test_done

@@ -1603,25 +1603,56 @@ out:
 	return ret;
 }
 
+/*
+ * Where the stopped evolve started. Returns 0, -1 if the state is
+ * incomplete (evolve was interrupted as it stopped, before HEAD moved if
+ * orig-head is missing), or -2 if it says something that cannot be: then
+ * neither --continue nor --abort can use it.
+ */
 static int read_stopped_head(struct evolver *ev)
 {
 	char *path = state_path(ev->repo, "head-name");
+	char *onto = state_path(ev->repo, "onto");
 	struct strbuf buf = STRBUF_INIT;
+	const char *invalid = NULL;
 	int ret = -1;
 
-	if (strbuf_read_file(&buf, path, 0) < 0 ||
-	    read_state_oid(ev->repo, "orig-head", &ev->head_oid) ||
-	    read_stopped_upstreams(ev))
+	if (strbuf_read_file(&buf, path, 0) < 0)
+		goto out;
+	if (read_state_oid(ev->repo, "orig-head", &ev->head_oid)) {
+		/* It is written before "onto", and before HEAD moves. */
+		if (file_exists(onto))
+			invalid = "orig-head";
+		goto out;
+	}
+	if (read_stopped_upstreams(ev))
 		goto out;
 	strbuf_trim(&buf);
-	if (strcmp(buf.buf, "detached"))
+	if (is_null_oid(&ev->head_oid))
+		invalid = "orig-head";
+	else if (strcmp(buf.buf, "detached") &&
+		 (!starts_with(buf.buf, "refs/heads/") ||
+		  check_refname_format(buf.buf, 0)))
+		invalid = "head-name";
+	else if (strcmp(buf.buf, "detached"))
 		ev->head_branch = strbuf_detach(&buf, NULL);
-	ret = 0;
+	if (!invalid)
+		ret = 0;
 out:
-	if (ret)
+	if (invalid) {
+		char *dir = repo_git_path(ev->repo, EVOLVE_STATE_DIR);
+
+		strbuf_addf(ev->err, _("the state of the stopped evolve is damaged "
+				       "(missing or invalid %s); remove \"%s\" "
+				       "to forget it"), invalid, dir);
+		free(dir);
+		ret = -2;
+	} else if (ret) {
 		strbuf_addstr(ev->err, _("the state of the stopped evolve is damaged; "
 					 "use \"git evolve --abort\""));
+	}
 	strbuf_release(&buf);
+	free(onto);
 	free(path);
 	return ret;
 }
@@ -2113,7 +2144,7 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 		ret = 0;
 	} else {
 		ev.resuming = 1;
-		ret = read_stopped_head(&ev);
+		ret = read_stopped_head(&ev) ? -1 : 0;
 		if (!ret)
 			ret = resume(&ev, opts->action, &done);
 	}
@@ -2167,7 +2198,12 @@ int evolve_abort(struct repository *r, struct strbuf *err)
 		return -1;
 	}
 	evolver_init(&ev, r, err);
-	if (read_stopped_head(&ev)) {
+	ret = read_stopped_head(&ev);
+	if (ret == -2) {
+		evolver_release(&ev);
+		return -1;
+	}
+	if (ret) {
 		/*
 		 * Interrupted while stopping, before HEAD moved (orig-head is
 		 * written first): only the stash and the state are left.

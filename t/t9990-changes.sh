@@ -685,4 +685,45 @@ test_expect_success 'refnames read back from state files must name changes' '
 	)
 '
 
+test_expect_success 'a damaged state of a stopped evolve is an error, not a bug' '
+	git init -b main damaged-evolve &&
+	(
+		cd damaged-evolve &&
+		GIT_TEST_ENABLE_CHANGES=true &&
+		export GIT_TEST_ENABLE_CHANGES &&
+		echo 1 >f &&
+		git add f &&
+		git commit -m A &&
+		echo 2 >f &&
+		git commit -a -m B &&
+		git checkout HEAD~1 &&
+		echo 3 >f &&
+		git commit -a --amend -m A2 &&
+		git checkout main &&
+		test_must_fail git evolve &&
+		cp -R .git/evolve .git/evolve-saved &&
+
+		echo HEAD >.git/evolve/head-name &&
+		test_must_fail git evolve --abort 2>err &&
+		test_grep "damaged (missing or invalid head-name)" err &&
+		test_must_fail git evolve --continue 2>err &&
+		test_grep "damaged (missing or invalid head-name)" err &&
+		cp .git/evolve-saved/head-name .git/evolve/ &&
+
+		echo $ZERO_OID >.git/evolve/orig-head &&
+		test_must_fail git evolve --abort 2>err &&
+		test_grep "damaged (missing or invalid orig-head)" err &&
+		rm .git/evolve/orig-head &&
+		test_must_fail git evolve --abort 2>err &&
+		test_grep "damaged (missing or invalid orig-head)" err &&
+		test_must_fail git evolve --continue 2>err &&
+		test_grep "damaged (missing or invalid orig-head)" err &&
+
+		cp .git/evolve-saved/orig-head .git/evolve/ &&
+		git evolve --abort &&
+		test_cmp_rev HEAD $(cat .git/evolve-saved/orig-head) &&
+		git symbolic-ref HEAD
+	)
+'
+
 test_done

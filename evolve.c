@@ -2706,7 +2706,7 @@ static void obslog_order(struct obslog_version *versions, size_t nr,
 						    versions[i].replaced.oid[j]);
 
 			/* An edge back to a newer entry would close a cycle. */
-			if (p != kh_end(position) && kh_value(position, p) > self)
+			if (p != kh_end(position) && (size_t)kh_value(position, p) > self)
 				entry->replaces[entry->replaces_nr++] =
 					kh_value(position, p);
 		}

@@ -789,7 +789,7 @@ void content_index_listed(struct repository *r, struct content_index_cache *cach
 	while (*line) {
 		const char *eol = strchrnul(line, '\n');
 
-		if (eol - line > hexsz + 1 && line[hexsz] == ' ' &&
+		if ((size_t)(eol - line) > hexsz + 1 && line[hexsz] == ' ' &&
 		    !strncmp(line, hex, hexsz)) {
 			char *refname = xmemdupz(line + hexsz + 1,
 						 eol - line - hexsz - 1);

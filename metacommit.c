@@ -1219,6 +1219,31 @@ static void oid_array_append_unique(struct oid_array *array,
 		oid_array_append(array, oid);
 }
 
+/*
+ * Move the changes in `found` (util: their struct batch_change) to the
+ * metacommit `head` of `content`, with the reflog message `msg`. With
+ * `keep_existing` (a copy), the changes that existed before the batch
+ * are origins, which stay where they are.
+ */
+static void batch_advance(struct string_list *found,
+			  const struct object_id *head,
+			  const struct object_id *content, const char *msg,
+			  int keep_existing)
+{
+	struct string_list_item *item;
+
+	for_each_string_list_item(item, found) {
+		struct batch_change *change = item->util;
+
+		if (keep_existing && !is_null_oid(&change->old))
+			continue;
+		oidcpy(&change->head, head);
+		oidcpy(&change->content, content);
+		free(change->msg);
+		change->msg = xstrdup(msg);
+	}
+}
+
 /* Record that `new` was made from the commits in `olds`. */
 static int batch_record(struct rewrite_batch *batch, const struct object_id *new,
 			const struct oid_array *olds, struct strbuf *err)
@@ -1228,7 +1253,6 @@ static int batch_record(struct rewrite_batch *batch, const struct object_id *new
 	struct oid_array *parents = batch->type == REWRITE_COPY ?
 		&metacommit.origin : &metacommit.replace;
 	struct string_list found = STRING_LIST_INIT_NODUP;
-	struct string_list_item *item;
 	struct commit *content;
 	struct object_id target;
 	char *msg = NULL;
@@ -1274,16 +1298,8 @@ static int batch_record(struct rewrite_batch *batch, const struct object_id *new
 		strbuf_release(&refname);
 	}
 
-	for_each_string_list_item(item, &found) {
-		struct batch_change *change = item->util;
-
-		if (batch->type == REWRITE_COPY && !is_null_oid(&change->old))
-			continue; /* an origin stays where it is */
-		oidcpy(&change->head, &target);
-		oidcpy(&change->content, new);
-		free(change->msg);
-		change->msg = xstrdup(msg);
-	}
+	batch_advance(&found, &target, new, msg,
+		      batch->type == REWRITE_COPY);
 	ret = 0;
 
 out:
@@ -1328,13 +1344,7 @@ static int batch_drop(struct rewrite_batch *batch,
 	msg = describe(r, content, reason);
 	if (write_metacommit(r, &metacommit, msg, &target, err))
 		goto out;
-	for_each_string_list_item(item, &found) {
-		struct batch_change *change = item->util;
-
-		oidcpy(&change->head, &target);
-		free(change->msg);
-		change->msg = xstrdup(msg);
-	}
+	batch_advance(&found, &target, commit, msg, 0);
 	ret = 0;
 
 out:

@@ -30,6 +30,22 @@ amend_change () {
 	git commit -q --amend --no-edit
 }
 
+# "the file" (commit_the_file) amended twice from the same version, into
+# two changes: "ours" edits line 1, "theirs" line 5 (and the subject).
+# Sets $v0, $ours and $theirs.
+amend_the_file_twice () {
+	v0=$(git rev-parse HEAD) &&
+	test_write_lines one 2 3 4 5 >file &&
+	test_tick &&
+	git commit -q -a --amend --no-edit &&
+	ours=$(git rev-parse HEAD) &&
+	git checkout -q --detach $v0 &&
+	test_write_lines 1 2 3 4 five >file &&
+	test_tick &&
+	git commit -q -a --amend -m "the file, theirs" &&
+	theirs=$(git rev-parse HEAD)
+}
+
 # In a new repository: "base", then "the file" with five lines on it.
 commit_the_file () {
 	test_commit base &&
@@ -832,17 +848,8 @@ test_expect_success 'a follow-up merge of divergent versions resolves the diverg
 	(
 		cd follow-up-merge &&
 		commit_the_file &&
-		v0=$(git rev-parse HEAD) &&
-		test_write_lines one 2 3 4 5 >file &&
-		test_tick &&
-		git commit -q -a --amend --no-edit &&
-		ours=$(git rev-parse HEAD) &&
+		amend_the_file_twice &&
 		ours_meta=$(git rev-parse "metas/file^{metacommit}") &&
-		git checkout -q --detach $v0 &&
-		test_write_lines 1 2 3 4 five >file &&
-		test_tick &&
-		git commit -q -a --amend -m "the file, theirs" &&
-		theirs=$(git rev-parse HEAD) &&
 		theirs_meta=$(git rev-parse "metas/file-2^{metacommit}") &&
 		test_cmp_rev metas/file-2 $theirs &&
 
@@ -1590,16 +1597,7 @@ test_expect_success '--abort after a follow-up merge was squashed restores every
 	(
 		cd abort-follow-up &&
 		commit_the_file &&
-		v0=$(git rev-parse HEAD) &&
-		test_write_lines one 2 3 4 5 >file &&
-		test_tick &&
-		git commit -q -a --amend --no-edit &&
-		ours=$(git rev-parse HEAD) &&
-		git checkout -q --detach $v0 &&
-		test_write_lines 1 2 3 4 five >file &&
-		test_tick &&
-		git commit -q -a --amend -m "the file, theirs" &&
-		theirs=$(git rev-parse HEAD) &&
+		amend_the_file_twice &&
 		git checkout -q --detach $ours &&
 		test_must_fail git merge -q --no-edit $theirs >/dev/null &&
 		test_write_lines one 2 3 4 five >file &&

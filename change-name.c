@@ -1,3 +1,7 @@
+/*
+ * Names of new changes: a few words of the commit's subject, or what the
+ * change-name hook says.
+ */
 #include "git-compat-util.h"
 #include "change-name.h"
 #include "commit.h"

@@ -1,3 +1,8 @@
+/*
+ * The change table: every change (local, remote and hidden) read once,
+ * with its head, its content and the refs that reference each commit.
+ * Read-only; the graph of versions is built on it in evolve.c.
+ */
 #include "git-compat-util.h"
 #include "change-table.h"
 #include "commit.h"

@@ -1,3 +1,11 @@
+/*
+ * The evolve engine and what reads the graph of versions: "git evolve"
+ * (visit the changes in dependency order, rebase them in memory, move
+ * what was rewritten in one transaction, stop and resume on a conflict),
+ * resolving divergence (merge --amend, follow-up merges), next/prev,
+ * the states "git change list" shows, obslog, prune and forget, the
+ * obsolete finder of "log --decorate" and the merge base of versions.
+ */
 /* for DEFAULT_ABBREV, which depends on the core.abbrev config */
 #define USE_THE_REPOSITORY_VARIABLE
 

@@ -1,3 +1,11 @@
+/*
+ * Metacommits and the one writer of changes: parsing and writing the
+ * metacommit format (shared with fsck), recording what commands do to
+ * commits (record_rewrites() and its siblings, which all go through a
+ * "rewrite batch" that moves the changes in one ref transaction, the
+ * caller's own with prepare_rewrites()), the content index that finds a
+ * change by its commit, and the saved values that --abort restores.
+ */
 #include "git-compat-util.h"
 #include "metacommit.h"
 #include "abspath.h"

@@ -640,6 +640,94 @@ static int is_local_change_refname(const char *refname)
 	       !check_refname_format(refname, 0);
 }
 
+/* How a change moves, for the writer below. */
+struct change_move {
+	const char *refname;
+	/* The value it must have: NULL for any, the null oid for none. */
+	const struct object_id *old;
+	/* Its new value; the null oid deletes it. */
+	const struct object_id *new;
+	/* The reflog message, or NULL for the reason of the whole. */
+	const char *msg;
+};
+
+/* Do not save the old values: the moves restore saved ones. */
+#define CHANGE_MOVES_RESTORING    (1 << 0)
+/* The new values are objects just written: skip checking them. */
+#define CHANGE_MOVES_NEW_OBJECTS  (1 << 1)
+
+/*
+ * The one writer of changes: every change this library moves goes
+ * through here. Queue `moves` into `transaction` (which the caller
+ * commits), each with the value it must have, after saving those values
+ * for the --abort of a command in progress. A name outside refs/metas/
+ * and refs/hiddenmetas/ is refused, whatever file or command it came
+ * from. Returns 0, or -1 with a message in `err`.
+ */
+static int queue_change_moves(struct repository *r,
+			      struct ref_transaction *transaction,
+			      const struct change_move *moves, size_t nr,
+			      unsigned flags, const char *reason,
+			      struct strbuf *err)
+{
+	unsigned ref_flags = REF_FORCE_CREATE_REFLOG;
+	FILE *saved = NULL;
+	int ret = -1;
+
+	if (flags & CHANGE_MOVES_NEW_OBJECTS)
+		ref_flags |= REF_SKIP_OID_VERIFICATION;
+	for (size_t i = 0; i < nr; i++)
+		if (!is_local_change_refname(moves[i].refname)) {
+			strbuf_addf(err, _("refusing to move '%s': not a change"),
+				    moves[i].refname);
+			return -1;
+		}
+	if (!(flags & CHANGE_MOVES_RESTORING))
+		saved = open_saved_changes(r);
+	for (size_t i = 0; i < nr; i++) {
+		const struct change_move *move = &moves[i];
+		const char *msg = move->msg ? move->msg : reason;
+
+		if (move->old)
+			save_change(saved, r->hash_algo, move->refname,
+				    is_null_oid(move->old) ? NULL : move->old);
+		if (is_null_oid(move->new) ?
+		    ref_transaction_delete(transaction, move->refname,
+					   move->old, NULL, REF_NO_DEREF,
+					   msg, err) :
+		    ref_transaction_update(transaction, move->refname,
+					   move->new, move->old, NULL, NULL,
+					   ref_flags, msg, err))
+			goto out;
+	}
+	ret = 0;
+out:
+	/* What it saves must be on disk before the changes move. */
+	close_saved_changes(&saved);
+	return ret;
+}
+
+/*
+ * queue_change_moves() in a transaction of its own, committed. Returns 0,
+ * or what ref_transaction_commit() returns (or -1) with a message in
+ * `err`.
+ */
+static int commit_change_moves(struct repository *r,
+			       const struct change_move *moves, size_t nr,
+			       unsigned flags, const char *reason,
+			       struct strbuf *err)
+{
+	struct ref_transaction *transaction;
+	int ret = -1;
+
+	transaction = ref_store_transaction_begin(get_main_ref_store(r), 0, err);
+	if (transaction &&
+	    !queue_change_moves(r, transaction, moves, nr, flags, reason, err))
+		ret = ref_transaction_commit(transaction, err);
+	ref_transaction_free(transaction);
+	return ret;
+}
+
 int restore_changes_before_rebase(struct repository *r, const char *state_dir,
 				  struct strbuf *err)
 {
@@ -652,7 +740,9 @@ int restore_saved_changes(struct repository *r, const char *state_dir,
 	struct ref_store *refs = get_main_ref_store(r);
 	char *path = xstrfmt("%s/%s", state_dir, CHANGES_SAVED_FILE);
 	struct string_list seen = STRING_LIST_INIT_DUP;
-	struct ref_transaction *transaction = NULL;
+	struct change_move *moves = NULL;
+	struct object_id *values = NULL;
+	size_t nr = 0, alloc = 0, values_alloc = 0;
 	struct strbuf buf = STRBUF_INIT;
 	const char *p;
 	int ret = -1;
@@ -661,9 +751,11 @@ int restore_saved_changes(struct repository *r, const char *state_dir,
 		ret = 0; /* no change was moved */
 		goto out;
 	}
-	transaction = ref_store_transaction_begin(refs, 0, err);
-	if (!transaction)
-		goto out;
+	/* A line per change at most: the values do not move as they grow. */
+	for (p = buf.buf; *p; p++)
+		if (*p == '\n')
+			values_alloc++;
+	ALLOC_ARRAY(values, values_alloc);
 	for (p = buf.buf; *p; ) {
 		struct object_id old;
 		const char *refname;
@@ -686,25 +778,22 @@ int restore_saved_changes(struct repository *r, const char *state_dir,
 		string_list_append(&seen, refname);
 
 		/* A change created during the rebase goes away. */
-		if (is_null_oid(&old)) {
-			if (refs_ref_exists(refs, refname) &&
-			    ref_transaction_delete(transaction, refname, NULL,
-						   NULL, REF_NO_DEREF,
-						   reason, err))
-				goto out;
-		} else if (ref_transaction_update(transaction, refname, &old,
-						  NULL, NULL, NULL,
-						  REF_FORCE_CREATE_REFLOG,
-						  reason, err)) {
-			goto out;
-		}
+		if (is_null_oid(&old) && !refs_ref_exists(refs, refname))
+			continue;
+		oidcpy(&values[nr], &old);
+		ALLOC_GROW(moves, nr + 1, alloc);
+		moves[nr].refname = refname;
+		moves[nr].old = NULL;
+		moves[nr].new = &values[nr];
+		moves[nr].msg = NULL;
+		nr++;
 	}
-	if (ref_transaction_commit(transaction, err))
-		goto out;
-	ret = 0;
+	ret = commit_change_moves(r, moves, nr, CHANGE_MOVES_RESTORING,
+				  reason, err) ? -1 : 0;
 
 out:
-	ref_transaction_free(transaction);
+	free(moves);
+	free(values);
 	string_list_clear(&seen, 0);
 	strbuf_release(&buf);
 	free(path);
@@ -902,42 +991,22 @@ static int update_changes(struct repository *r, const struct string_list *to_upd
 			  const struct object_id *content, const char *reason,
 			  struct strbuf *err)
 {
-	struct ref_transaction *transaction;
-	const struct string_list_item *item;
-	FILE *saved;
-	int ret = -1;
+	struct change_move *moves;
+	int ret;
 
-	transaction = ref_store_transaction_begin(get_main_ref_store(r), 0, err);
-	if (!transaction)
-		return -1;
-
-	saved = open_saved_changes(r);
-	for_each_string_list_item(item, to_update) {
-		save_change(saved, r->hash_algo, item->string, item->util);
-		/* Create if there was no change, never overwrite a newer one. */
-		if (item->util) {
-			if (ref_transaction_update(transaction, item->string,
-						   target, item->util, NULL, NULL,
-						   REF_FORCE_CREATE_REFLOG,
-						   reason, err))
-				goto out;
-		} else if (ref_transaction_create(transaction, item->string,
-						  target, NULL,
-						  REF_FORCE_CREATE_REFLOG,
-						  reason, err)) {
-			goto out;
-		}
+	/* Create if there was no change, never overwrite a newer one. */
+	CALLOC_ARRAY(moves, to_update->nr);
+	for (size_t i = 0; i < to_update->nr; i++) {
+		moves[i].refname = to_update->items[i].string;
+		moves[i].old = to_update->items[i].util ?
+			to_update->items[i].util : null_oid(r->hash_algo);
+		moves[i].new = target;
 	}
-	close_saved_changes(&saved);
-	ret = ref_transaction_commit(transaction, err);
-	if (ret)
-		goto out;
-	for_each_string_list_item(item, to_update)
-		index_change(r, content, item->string);
-
-out:
-	close_saved_changes(&saved);
-	ref_transaction_free(transaction);
+	ret = commit_change_moves(r, moves, to_update->nr, 0, reason, err);
+	free(moves);
+	if (!ret)
+		for (size_t i = 0; i < to_update->nr; i++)
+			index_change(r, content, to_update->items[i].string);
 	return ret;
 }
 
@@ -1371,7 +1440,8 @@ static int batch_queue(struct rewrite_batch *batch,
 		       struct ref_transaction *transaction, struct strbuf *err)
 {
 	struct string_list_item *item;
-	FILE *saved;
+	struct change_move *moves;
+	size_t nr = 0;
 	int ret = -1;
 
 	/* The metacommits must be on disk before a change refers to them. */
@@ -1379,44 +1449,58 @@ static int batch_queue(struct rewrite_batch *batch,
 		strbuf_addstr(err, _("could not write the metacommits"));
 		return -1;
 	}
-	saved = open_saved_changes(batch->repo);
+	/*
+	 * Never overwrite what somebody else did meanwhile. The heads are
+	 * metacommits just written: no need to check them.
+	 */
+	CALLOC_ARRAY(moves, batch->changes.nr + batch->moves_nr);
 	for_each_string_list_item(item, &batch->changes) {
 		struct batch_change *change = item->util;
 
 		if (!change->msg)
 			continue;
-		save_change(saved, batch->repo->hash_algo, item->string,
-			    is_null_oid(&change->old) ? NULL : &change->old);
-		/*
-		 * Never overwrite what somebody else did meanwhile. The
-		 * head is a metacommit just written: no need to check it.
-		 */
-		if (ref_transaction_update(transaction, item->string,
-					   &change->head, &change->old,
-					   NULL, NULL,
-					   REF_FORCE_CREATE_REFLOG |
-					   REF_SKIP_OID_VERIFICATION,
-					   change->msg, err))
-			goto out;
+		moves[nr].refname = item->string;
+		moves[nr].old = &change->old;
+		moves[nr].new = &change->head;
+		moves[nr].msg = change->msg;
+		nr++;
 	}
+	if (queue_change_moves(batch->repo, transaction, moves, nr,
+			       CHANGE_MOVES_NEW_OBJECTS, batch->reason, err))
+		goto out;
+
+	/* The changes among the other refs (those hidden, say), then the rest. */
+	nr = 0;
 	for (size_t i = 0; i < batch->moves_nr; i++) {
 		const struct ref_move *move = &batch->moves[i];
-		/* Changes keep a reflog, also hidden ones. */
-		unsigned flags = is_change_refname(move->refname) ?
-			REF_FORCE_CREATE_REFLOG : 0;
 
+		if (!is_change_refname(move->refname))
+			continue;
+		moves[nr].refname = move->refname;
+		moves[nr].old = &move->old;
+		moves[nr].new = &move->new;
+		nr++;
+	}
+	if (queue_change_moves(batch->repo, transaction, moves, nr, 0,
+			       batch->reason, err))
+		goto out;
+	for (size_t i = 0; i < batch->moves_nr; i++) {
+		const struct ref_move *move = &batch->moves[i];
+
+		if (is_change_refname(move->refname))
+			continue;
 		if (is_null_oid(&move->new) ?
 		    ref_transaction_delete(transaction, move->refname,
 					   &move->old, NULL, 0, batch->reason,
 					   err) :
 		    ref_transaction_update(transaction, move->refname,
 					   &move->new, &move->old, NULL, NULL,
-					   flags, batch->reason, err))
+					   0, batch->reason, err))
 			goto out;
 	}
 	ret = 0;
 out:
-	close_saved_changes(&saved);
+	free(moves);
 	return ret;
 }
 
@@ -1643,30 +1727,18 @@ int modify_change(struct repository *r, const struct object_id *old_commit,
 int delete_changes(struct repository *r, const struct string_list *refnames,
 		   const char *reason, struct strbuf *err)
 {
-	struct ref_transaction *transaction;
-	const struct string_list_item *item;
-	FILE *saved;
-	int ret = -1;
+	struct change_move *moves;
+	int ret;
 
-	transaction = ref_store_transaction_begin(get_main_ref_store(r), 0, err);
-	if (!transaction)
-		return -1;
-	saved = open_saved_changes(r);
-	for_each_string_list_item(item, refnames) {
-		save_change(saved, r->hash_algo, item->string, item->util);
-		if (ref_transaction_delete(transaction, item->string, item->util,
-					   NULL, REF_NO_DEREF, reason, err))
-			goto out;
+	CALLOC_ARRAY(moves, refnames->nr);
+	for (size_t i = 0; i < refnames->nr; i++) {
+		moves[i].refname = refnames->items[i].string;
+		moves[i].old = refnames->items[i].util;
+		moves[i].new = null_oid(r->hash_algo);
 	}
-	close_saved_changes(&saved);
-	if (ref_transaction_commit(transaction, err))
-		goto out;
-	ret = 0;
-
-out:
-	close_saved_changes(&saved);
-	ref_transaction_free(transaction);
-	return ret;
+	ret = commit_change_moves(r, moves, refnames->nr, 0, reason, err);
+	free(moves);
+	return ret ? -1 : 0;
 }
 
 /*
@@ -1744,10 +1816,9 @@ int restore_change(struct repository *r, const char *name,
 		   struct strbuf *restored, struct strbuf *err)
 {
 	struct ref_store *refs = get_main_ref_store(r);
-	struct ref_transaction *transaction = NULL;
+	struct change_move moves[2] = { 0 };
 	struct strbuf hidden = STRBUF_INIT;
 	struct object_id oid;
-	FILE *saved;
 	int ret = -1;
 
 	if (!skip_prefix(name, HIDDEN_CHANGES_REF_PREFIX, &name) &&
@@ -1767,24 +1838,20 @@ int restore_change(struct repository *r, const char *name,
 		goto out;
 	}
 
-	saved = open_saved_changes(r);
-	save_change(saved, r->hash_algo, restored->buf, NULL);
-	save_change(saved, r->hash_algo, hidden.buf, &oid);
-	close_saved_changes(&saved);
-	transaction = ref_store_transaction_begin(refs, 0, err);
-	if (!transaction ||
-	    ref_transaction_create(transaction, restored->buf, &oid, NULL,
-				   REF_FORCE_CREATE_REFLOG, "change restore", err) ||
-	    ref_transaction_delete(transaction, hidden.buf, &oid, NULL, 0,
-				   "change restore", err) ||
-	    ref_transaction_commit(transaction, err))
+	moves[0].refname = restored->buf;
+	moves[0].old = null_oid(r->hash_algo);
+	moves[0].new = &oid;
+	moves[1].refname = hidden.buf;
+	moves[1].old = &oid;
+	moves[1].new = null_oid(r->hash_algo);
+	if (commit_change_moves(r, moves, ARRAY_SIZE(moves), 0,
+				"change restore", err))
 		goto out;
 	/* Recording finds it by its content again. */
 	peel_change_head(r, restored->buf, &oid);
 	index_change(r, &oid, restored->buf);
 	ret = 0;
 out:
-	ref_transaction_free(transaction);
 	strbuf_release(&hidden);
 	return ret;
 }
@@ -1793,11 +1860,10 @@ int copy_change(struct repository *r, const char *name,
 		struct strbuf *copied, struct strbuf *err)
 {
 	struct ref_store *refs = get_main_ref_store(r);
-	struct ref_transaction *transaction = NULL;
+	struct change_move move = { 0 };
 	struct metacommit_data data = METACOMMIT_DATA_INIT;
 	struct object_id head, meta;
 	char *msg = NULL;
-	FILE *saved;
 	int ret = -1;
 
 	strbuf_add_change_refname(copied, name);
@@ -1818,19 +1884,13 @@ int copy_change(struct repository *r, const char *name,
 	msg = describe(r, lookup_commit(r, &data.content), "change copy");
 	if (write_metacommit(r, &data, msg, &meta, err))
 		goto out;
-	saved = open_saved_changes(r);
-	save_change(saved, r->hash_algo, copied->buf, &head);
-	close_saved_changes(&saved);
-	transaction = ref_store_transaction_begin(refs, 0, err);
-	if (!transaction ||
-	    ref_transaction_update(transaction, copied->buf, &meta, &head,
-				   NULL, NULL, REF_FORCE_CREATE_REFLOG,
-				   msg, err) ||
-	    ref_transaction_commit(transaction, err))
+	move.refname = copied->buf;
+	move.old = &head;
+	move.new = &meta;
+	if (commit_change_moves(r, &move, 1, CHANGE_MOVES_NEW_OBJECTS, msg, err))
 		goto out;
 	ret = 0;
 out:
-	ref_transaction_free(transaction);
 	metacommit_data_clear(&data);
 	free(msg);
 	return ret;

@@ -102,8 +102,12 @@ struct evolver {
 	int resuming;
 	/* Rewrites before this index were done before evolve stopped. */
 	size_t new_rewrites;
-	/* The pick that --continue concluded, reported with this run's steps. */
+	/*
+	 * The pick that --continue concluded and what it went onto, reported
+	 * with this run's steps (NULL if none).
+	 */
 	struct object_id continued;
+	struct commit *continued_onto;
 	/* How deep visit() recursed (to break cycles). */
 	int visit_depth;
 	/*
@@ -1693,10 +1697,12 @@ static char *describe_resumed_onto(struct evolver *ev, struct commit *onto)
  * conflict was resolved is never deleted without a word).
  */
 static void add_seeded_step(struct evolver *ev, enum evolve_step_type type,
-			    struct evolve_item *item, struct commit *onto)
+			    struct evolve_item *item)
 {
-	if (oideq(&item->commit->object.oid, &ev->continued) && onto)
-		add_step(ev, type, item, describe_resumed_onto(ev, onto));
+	if (ev->continued_onto &&
+	    oideq(&item->commit->object.oid, &ev->continued))
+		add_step(ev, type, item,
+			 describe_resumed_onto(ev, ev->continued_onto));
 	else
 		add_step(ev, type, item, xstrdup(""))->resumed = 1;
 }
@@ -1728,15 +1734,11 @@ static void seed_done(struct evolver *ev, const char *done)
 			} else if (starts_with(p, " empty")) {
 				item->changed = item->emptied = 1;
 				add_seeded_step(ev, EVOLVE_STEP_DELETE_EMPTY,
-						item, item->result);
+						item);
 			} else {
 				item->changed = 1;
 				add_rewrite(ev, &old, &result);
-				add_seeded_step(ev, EVOLVE_STEP_REBASE, item,
-						item->result &&
-						!repo_parse_commit(ev->repo, item->result) &&
-						item->result->parents ?
-						item->result->parents->item : NULL);
+				add_seeded_step(ev, EVOLVE_STEP_REBASE, item);
 			}
 		}
 next:
@@ -1886,6 +1888,7 @@ static int resume(struct evolver *ev, enum evolve_action action,
 		goto out;
 	}
 	oidcpy(&ev->continued, &current_oid);
+	ev->continued_onto = onto;
 	if (oideq(&tree, get_commit_tree_oid(onto))) {
 		strbuf_addf(done, "%s %s empty\n", oid_to_hex(&onto_oid),
 			    oid_to_hex(&current_oid));

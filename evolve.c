@@ -3200,12 +3200,3 @@ out:
 	oidmap_clear_with_free(&versions, free_version_node);
 	return ret;
 }
-
-struct commit *evolve_recorded_merge_base(struct repository *r,
-					  struct commit *a, struct commit *b)
-{
-	if (!content_index_mentions(r, &a->object.oid) ||
-	    !content_index_mentions(r, &b->object.oid))
-		return NULL;
-	return evolve_meta_merge_base(r, a, b);
-}

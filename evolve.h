@@ -317,15 +317,4 @@ int obsolete_finder_lookup(struct obsolete_finder *finder,
 struct commit *evolve_meta_merge_base(struct repository *r, struct commit *a,
 				      struct commit *b);
 
-/*
- * For "git merge-base": evolve_meta_merge_base(), but only if both `a`
- * and `b` were versions of changes recorded in this repository (the
- * content index says so), so that the merge bases of ordinary commits,
- * which scripts ask for all the time, cost one small file read more than
- * upstream's and not a load of every change. Versions only known from a
- * fetch are not considered here.
- */
-struct commit *evolve_recorded_merge_base(struct repository *r,
-					  struct commit *a, struct commit *b);
-
 #endif /* EVOLVE_H */

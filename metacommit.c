@@ -909,17 +909,6 @@ void content_index_cache_release(struct content_index_cache *cache)
 	memset(cache->loaded, 0, sizeof(cache->loaded));
 }
 
-int content_index_mentions(struct repository *r, const struct object_id *content)
-{
-	struct string_list refnames = STRING_LIST_INIT_DUP;
-	int ret;
-
-	content_index_listed(r, NULL, content, &refnames);
-	ret = refnames.nr > 0;
-	string_list_clear(&refnames, 0);
-	return ret;
-}
-
 /* Whether `head`, the head of a change, has `content` as its content. */
 static int has_content(struct repository *r, const struct object_id *head,
 		       const struct object_id *content)

@@ -190,12 +190,6 @@ void content_index_listed(struct repository *r, struct content_index_cache *cach
 			  struct string_list *refnames);
 
 /*
- * Whether the content index ever listed `content`: one small file read,
- * a cheap test before loading every change.
- */
-int content_index_mentions(struct repository *r, const struct object_id *content);
-
-/*
  * Whether a rebase is in progress in the current worktree (a "git am" is
  * not one). Commands record nothing then: the rebase records the rewrites
  * of all its commits when it finishes (including what was amended when it

@@ -20,7 +20,7 @@ test_expect_success 'setup commits and meta-commits' '
 		echo "Created change metas/$c" >expect &&
 		test_cmp expect actual &&
 		test_must_be_empty err &&
-		test_cmp_rev refs/metas/$c $c || return 1
+		test_cmp_rev metas/$c $c || return 1
 	done
 '
 
@@ -83,9 +83,9 @@ test_expect_success 'override change name' '
 	git change update --change another-one --content one >actual &&
 	test_must_be_empty actual &&
 	git change update -g metas/yet-another -c one &&
-	test_cmp_rev refs/metas/yet-another one &&
+	test_cmp_rev metas/yet-another one &&
 	git change update -g refs/metas/and-another -c one &&
-	test_cmp_rev refs/metas/and-another one &&
+	test_cmp_rev metas/and-another one &&
 	git change delete yet-another and-another
 '
 
@@ -651,7 +651,7 @@ test_expect_success 'a change-name hook name below an existing change falls back
 		EOF
 		git commit --allow-empty -m "named by subject" 2>err &&
 		test_grep "is below an existing change" err &&
-		test_cmp_rev refs/metas/named-subject HEAD &&
+		test_cmp_rev metas/named-subject HEAD &&
 		test_must_fail git rev-parse --verify -q refs/metas/a/b/c
 	)
 '

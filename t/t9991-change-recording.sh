@@ -12,7 +12,7 @@ sane_unset GIT_TEST_ENABLE_CHANGES
 
 test_expect_success 'commit creates a change' '
 	test_commit one &&
-	test_cmp_rev refs/metas/one one &&
+	test_cmp_rev metas/one one &&
 	git reflog show --format=%gs refs/metas/one >actual &&
 	echo "commit (initial): one" >expect &&
 	test_cmp expect actual
@@ -23,7 +23,7 @@ test_expect_success 'commit prints nothing about the change' '
 	git add two.t &&
 	git commit -m two >actual &&
 	test_grep ! metas actual &&
-	test_cmp_rev refs/metas/two HEAD
+	test_cmp_rev metas/two HEAD
 '
 
 test_expect_success 'commit --amend advances the change' '
@@ -66,7 +66,7 @@ test_expect_success 'GIT_TEST_ENABLE_CHANGES overrides core.enableChanges' '
 	test_cmp expect actual &&
 	test_config core.enableChanges false &&
 	test_env GIT_TEST_ENABLE_CHANGES=true test_commit five &&
-	test_cmp_rev refs/metas/five five
+	test_cmp_rev metas/five five
 '
 
 test_expect_success 'the design example for commit' '
@@ -114,9 +114,9 @@ test_expect_success 'a repeated subject takes the next free suffix' '
 		test_cmp expect actual &&
 		git update-ref -d refs/metas/wip-8 &&
 		git commit --allow-empty -m wip &&
-		test_cmp_rev refs/metas/wip-8 HEAD &&
+		test_cmp_rev metas/wip-8 HEAD &&
 		git commit --allow-empty -m wip &&
-		test_cmp_rev refs/metas/wip-11 HEAD
+		test_cmp_rev metas/wip-11 HEAD
 	)
 '
 
@@ -127,11 +127,11 @@ test_expect_success 'a ref in the way of the name takes the next suffix' '
 		test_commit base &&
 		git update-ref refs/metas/blocked/by-me HEAD &&
 		git commit --allow-empty -m blocked &&
-		test_cmp_rev refs/metas/blocked-2 HEAD &&
+		test_cmp_rev metas/blocked-2 HEAD &&
 		git pack-refs --all &&
 		git update-ref -d refs/metas/blocked-2 &&
 		git commit --allow-empty -m blocked &&
-		test_cmp_rev refs/metas/blocked-2 HEAD &&
+		test_cmp_rev metas/blocked-2 HEAD &&
 		git for-each-ref --format="%(refname)" refs/metas/ >actual &&
 		cat >expect <<-\EOF &&
 		refs/metas/base
@@ -191,11 +191,11 @@ test_expect_success 'rebase -i records its rewrites in one transaction' '
 	test_cmp expect actual &&
 
 	# the fast-forwarded pick records nothing; the drop abandons
-	test_cmp_rev refs/metas/r1 r1 &&
+	test_cmp_rev metas/r1 r1 &&
 	check_meta_commit refs/metas/r5 "rebase (drop): r5" a r5 r r5 &&
 	check_meta_commit refs/metas/r2 "rebase: r2 reworded" c HEAD~2 r r2 &&
 	check_meta_commit refs/metas/r3 "rebase: r3" c HEAD~1 r r3 r r4 &&
-	test_cmp_rev refs/metas/r4 refs/metas/r3 &&
+	test_cmp_rev metas/r4 metas/r3 &&
 	check_meta_commit refs/metas/r6 "rebase: r6" c HEAD r r6 &&
 
 	# all in one transaction, the only one touching refs/metas/
@@ -207,7 +207,7 @@ test_expect_success 'cherry-pick records the picked commit as origin' '
 	git checkout -b pick r1 &&
 	git cherry-pick r5 &&
 	check_meta_commit refs/metas/r5-2 "cherry-pick: r5" c HEAD o r5 &&
-	test_cmp_rev refs/metas/r5 r5
+	test_cmp_rev metas/r5 r5
 '
 
 test_expect_success 'rebase --abort leaves refs/metas/ as it was' '
@@ -312,7 +312,7 @@ test_expect_success REFFILES 'commit --amend moves HEAD and its change together,
 		test_commit base &&
 		test_commit --no-tag work w &&
 		before=$(git rev-parse HEAD) &&
-		test_cmp_rev refs/metas/work $before &&
+		test_cmp_rev metas/work $before &&
 
 		# the change cannot move: neither does HEAD
 		>.git/refs/metas/work.lock &&
@@ -320,7 +320,7 @@ test_expect_success REFFILES 'commit --amend moves HEAD and its change together,
 		test_must_fail git commit -q -a --amend --no-edit 2>err &&
 		test_grep "refs/metas/work" err &&
 		test_cmp_rev HEAD $before &&
-		test_cmp_rev refs/metas/work $before &&
+		test_cmp_rev metas/work $before &&
 
 		rm .git/refs/metas/work.lock &&
 		git commit -q -a --amend --no-edit &&

@@ -37,8 +37,8 @@ test_expect_success 'merge --squash and commit copy every squashed commit' '
 	git commit -m squashed &&
 	check_meta_commit refs/metas/squashed "commit: squashed" \
 		c HEAD o s1 o s2 &&
-	test_cmp_rev refs/metas/s1 s1 &&
-	test_cmp_rev refs/metas/s2 s2 &&
+	test_cmp_rev metas/s1 s1 &&
+	test_cmp_rev metas/s2 s2 &&
 	test_path_is_missing .git/SQUASH_COMMITS
 '
 
@@ -48,7 +48,7 @@ test_expect_success 'reset forgets the commits of a squash merge' '
 	git reset --hard &&
 	test_path_is_missing .git/SQUASH_COMMITS &&
 	test_commit after-reset &&
-	test_cmp_rev refs/metas/after-reset HEAD
+	test_cmp_rev metas/after-reset HEAD
 '
 
 test_expect_success 'merge --squash records nothing when recording is off' '
@@ -84,8 +84,8 @@ test_expect_success 'setup patches' '
 test_expect_success 'am creates a change for each patch' '
 	git checkout -b am base &&
 	git am two.mbox &&
-	test_cmp_rev refs/metas/a1-2 HEAD~ &&
-	test_cmp_rev refs/metas/conflict-me HEAD
+	test_cmp_rev metas/a1-2 HEAD~ &&
+	test_cmp_rev metas/conflict-me HEAD
 '
 
 test_expect_success 'am --abort restores refs/metas/' '

@@ -27,7 +27,6 @@ test_expect_success 'setup' '
 
 test_expect_success 'a change name resolves to its content' '
 	test_cmp_rev metas/first-version v2 &&
-	test_cmp_rev refs/metas/first-version v2 &&
 	test_cmp_rev metas/first-version~1 base &&
 	test_cmp_rev metas/first-version^{tree} v2^{tree} &&
 	echo two >expect &&
@@ -38,6 +37,33 @@ test_expect_success 'a change name resolves to its content' '
 test_expect_success 'the reflog of a change resolves to earlier contents' '
 	test_cmp_rev metas/first-version@{0} v2 &&
 	test_cmp_rev metas/first-version@{1} v1
+'
+
+test_expect_success 'a change given by its full refname is the value of the ref' '
+	meta=$(sed -n "s| refs/metas/first-version\$||p" refs) &&
+	test_cmp_rev refs/metas/first-version $meta &&
+	test_cmp_rev refs/metas/first-version@{0} $meta &&
+	git show-ref -s refs/metas/first-version >expect &&
+	git rev-parse refs/metas/first-version >actual &&
+	test_cmp expect actual &&
+
+	# a script compare-and-swap: the old value is what the ref holds
+	git update-ref refs/metas/swapped $meta &&
+	git update-ref refs/metas/swapped v2 $(git rev-parse refs/metas/swapped) &&
+	test_cmp_rev refs/metas/swapped v2 &&
+	git update-ref -d refs/metas/swapped
+'
+
+test_expect_success ':/text and ^{/text} never name a metacommit' '
+	# only the metacommit of the amend says "amend"
+	git cat-file commit "metas/first-version^{metacommit}" >meta &&
+	test_grep "amend" meta &&
+	test_must_fail git rev-parse --verify -q ":/amend" &&
+	test_must_fail git rev-parse --verify -q \
+		"metas/first-version^{metacommit}^{/amend}" &&
+	oid=$(git rev-parse "metas/first-version^{metacommit}^{/first version}") &&
+	git cat-file commit $oid >found &&
+	test_grep ! "^parent-type" found
 '
 
 test_expect_success '^{metacommit} names the metacommit' '
@@ -91,6 +117,8 @@ test_expect_success 'remote and hidden changes resolve to their content' '
 	git update-ref refs/hiddenmetas/first-version $meta &&
 	test_cmp_rev origin/metas/first-version v2 &&
 	test_cmp_rev hiddenmetas/first-version v2 &&
+	test_cmp_rev refs/remotes/origin/metas/first-version $meta &&
+	test_cmp_rev refs/hiddenmetas/first-version $meta &&
 	test_cmp_rev "origin/metas/first-version^{metacommit}" $meta
 '
 

@@ -648,11 +648,11 @@ test_expect_success 'deleted changes are hidden, and restore brings them back' '
 		git evolve upstream >out &&
 		test_grep "deleting metas/landed: it is in upstream" out &&
 		test_must_fail git rev-parse -q --verify refs/metas/landed &&
-		test_cmp_rev refs/hiddenmetas/landed landed &&
+		test_cmp_rev hiddenmetas/landed landed &&
 		git change restore landed >out &&
 		echo "Restored change metas/landed" >expect &&
 		test_cmp expect out &&
-		test_cmp_rev refs/metas/landed landed &&
+		test_cmp_rev metas/landed landed &&
 		test_must_fail git rev-parse -q --verify refs/hiddenmetas/landed &&
 		test_must_fail git change restore landed 2>err &&
 		test_grep "no hidden change .landed." err &&
@@ -660,7 +660,7 @@ test_expect_success 'deleted changes are hidden, and restore brings them back' '
 		git change update -c landed -g landed &&
 		test_must_fail git change restore hiddenmetas/landed 2>err &&
 		test_grep "change .metas/landed. exists" err &&
-		test_cmp_rev refs/hiddenmetas/landed landed
+		test_cmp_rev hiddenmetas/landed landed
 	)
 '
 
@@ -753,7 +753,7 @@ test_expect_success 'merge --amend resolves divergence as in the design' '
 	)
 '
 
-test_expect_success 'merge-base and merge --amend use the common earlier version' '
+test_expect_success 'merge-base --changes and merge --amend use the common earlier version' '
 	git init meta-base &&
 	(
 		cd meta-base &&
@@ -769,26 +769,32 @@ test_expect_success 'merge-base and merge --amend use the common earlier version
 		git commit -q -a --amend --no-edit &&
 		v2=$(git rev-parse HEAD) &&
 		echo $v0 >expect &&
-		git merge-base $v1 $v2 >actual &&
+		git merge-base --changes $v1 $v2 >actual &&
 		test_cmp expect actual &&
-		git merge-base --all $v2 $v1 >actual &&
+		git merge-base --changes --all $v2 $v1 >actual &&
 		test_cmp expect actual &&
-		git merge-base $v0 $v1 >actual &&
+		git merge-base --changes $v0 $v1 >actual &&
 		test_cmp expect actual &&
 		# not versions of one change: the commit graph decides
 		git rev-parse base >expect &&
-		git merge-base base $v1 >actual &&
+		git merge-base --changes base $v1 >actual &&
 		test_cmp expect actual &&
-		git merge-base --octopus $v1 $v2 >actual &&
+		# without --changes the commit graph answers, as upstream
+		git merge-base $v1 $v2 >actual &&
 		test_cmp expect actual &&
+		git merge-base --all $v0 $v1 >actual &&
+		test_cmp expect actual &&
+		test_must_fail git merge-base --changes --octopus $v1 $v2 2>err &&
+		test_grep "options .--changes. and .--octopus. cannot be used together" err &&
 
-		# versions only known from a fetch: not recorded here, so
-		# merge-base does not look for them (merge --amend does)
+		# versions only known from a fetch count too
 		git clone -q --no-local . ../meta-base-clone &&
 		git -C ../meta-base-clone fetch -q origin \
 			"+refs/metas/*:refs/remotes/origin/metas/*" &&
-		git -C ../meta-base-clone merge-base $v1 $v2 >actual &&
+		echo $v0 >expect &&
+		git -C ../meta-base-clone merge-base --changes $v1 $v2 >actual &&
 		test_cmp expect actual &&
+		git rev-parse base >expect &&
 
 		# the common parent would make the two add the whole file
 		git merge --amend $v1 &&

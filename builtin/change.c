@@ -648,7 +648,8 @@ static int change_prune(int argc, const char **argv, const char *prefix,
 		for_each_string_list_item(item, &pruned)
 			print_pruned(repo, item->string, item->util, dry_run);
 	if (!ret && !dry_run && pruned.nr)
-		advise(_("Use \"git change restore <change>\" to bring one back."));
+		advise_if_enabled(ADVICE_CHANGE_RESTORE,
+				  _("Use \"git change restore <change>\" to bring one back."));
 
 	string_list_clear(&pruned, 1);
 	string_list_clear(&upstreams, 0);

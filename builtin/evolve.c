@@ -8,8 +8,10 @@
 #define USE_THE_REPOSITORY_VARIABLE
 
 #include "builtin.h"
-#include "commit.h"
 #include "advice.h"
+#include "commit.h"
+#include "config.h"
+#include "environment.h"
 #include "evolve.h"
 #include "gettext.h"
 #include "object-name.h"
@@ -77,8 +79,9 @@ static void print_skipped_refs(const struct string_list *skipped)
 		warning(_("not moving branch '%s': it is checked out in '%s'"),
 			display_name(ref->string), (const char *)ref->util);
 	if (skipped->nr)
-		advise(_("Run \"git evolve\" in that worktree to move it "
-			 "with its files."));
+		advise_if_enabled(ADVICE_EVOLVE_OTHER_WORKTREE,
+				  _("Run \"git evolve\" in that worktree to move it "
+				    "with its files."));
 }
 
 static int abort_evolve(struct repository *repo)
@@ -119,6 +122,7 @@ int cmd_evolve(int argc, const char **argv, const char *prefix,
 	};
 
 	opts.show_progress = -1;
+	repo_config(repo, git_default_config, NULL);
 	argc = parse_options(argc, argv, prefix, options, evolve_usage, 0);
 	if (opts.show_progress < 0)
 		opts.show_progress = !quiet && isatty(2);
@@ -151,10 +155,11 @@ int cmd_evolve(int argc, const char **argv, const char *prefix,
 	print_skipped_refs(&result.skipped_refs);
 	if (ret > 0) {
 		error("%s", err.buf);
-		advise(_("Resolve the conflicts, mark them with \"git add\", then run\n"
-			 "\"git evolve --continue\". Use \"git evolve --skip\" to leave\n"
-			 "this change where it is, or \"git evolve --abort\" to go back\n"
-			 "to where evolve started."));
+		advise_if_enabled(ADVICE_MERGE_CONFLICT,
+				  _("Resolve the conflicts, mark them with \"git add\", then run\n"
+				    "\"git evolve --continue\". Use \"git evolve --skip\" to leave\n"
+				    "this change where it is, or \"git evolve --abort\" to go back\n"
+				    "to where evolve started."));
 	} else if (ret) {
 		error("%s", err.buf);
 	} else if (!steps && !quiet && opts.action == EVOLVE_START) {
@@ -226,6 +231,7 @@ int cmd_next(int argc, const char **argv, const char *prefix,
 		OPT_END(),
 	};
 
+	repo_config(repo, git_default_config, NULL);
 	argc = parse_options(argc, argv, prefix, options, next_usage, 0);
 	if (argc)
 		usage_with_options(next_usage, options);
@@ -256,7 +262,8 @@ int cmd_next(int argc, const char **argv, const char *prefix,
 		error(_("several changes are built on HEAD:"));
 		for_each_string_list_item(child, &children)
 			fprintf(stderr, "  %s\n", display_name(child->string));
-		advise(_("Check out the one you want with \"git checkout <change>\"."));
+		advise_if_enabled(ADVICE_NEXT_AMBIGUOUS,
+				  _("Check out the one you want with \"git checkout <change>\"."));
 		ret = -1;
 	} else {
 		ret = move_head(repo, children.items[0].util, "next", quiet);
@@ -277,6 +284,7 @@ int cmd_prev(int argc, const char **argv, const char *prefix,
 	struct commit *parent;
 	int ret;
 
+	repo_config(repo, git_default_config, NULL);
 	argc = parse_options(argc, argv, prefix, options, prev_usage, 0);
 	if (argc)
 		usage_with_options(prev_usage, options);

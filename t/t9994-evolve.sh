@@ -634,7 +634,11 @@ test_expect_success 'next lists the candidates instead of guessing' '
 		test_grep "several changes are built on HEAD" err &&
 		test_grep "^  metas/second\$" err &&
 		test_grep "^  metas/sidestep\$" err &&
-		test_cmp_rev HEAD metas/first
+		test_grep "^hint: Check out the one you want" err &&
+		test_cmp_rev HEAD metas/first &&
+		test_must_fail git -c advice.nextAmbiguous=false next 2>err &&
+		test_grep "several changes are built on HEAD" err &&
+		test_grep ! "^hint:" err
 	)
 '
 
@@ -1538,6 +1542,8 @@ test_expect_success 'evolve leaves a branch checked out in another worktree' '
 		git evolve >out 2>err &&
 		test_grep "rebasing metas/beta onto metas/alpha" out &&
 		test_grep "not moving branch .heads/other.: it is checked out in .*wt-other" err &&
+		test_grep "^hint: Run \"git evolve\" in that worktree" err &&
+		test_grep "^hint: Disable this message with \"git config set advice.evolveOtherWorktree false\"" err &&
 		test_cmp_rev other $old &&
 		git -C ../wt-other status --porcelain >status &&
 		test_must_be_empty status &&

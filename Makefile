@@ -9,9 +9,11 @@ TREE = $(BUILD)/git
 VANILLA = $(BUILD)/vanilla
 
 # Upstream's default options plus what a distribution's git links. Rust is
-# upstream's default; without cargo, build without it.
+# upstream's default; without a working cargo, build without it (rustup's
+# cargo proxy is there but fails when no toolchain is installed, so ask it
+# for its version rather than look for it).
 GIT_OPTS = USE_LIBPCRE=YesPlease
-ifeq ($(shell command -v cargo 2>/dev/null),)
+ifeq ($(shell cargo --version 2>/dev/null),)
 GIT_OPTS += NO_RUST=YesPlease
 endif
 ifdef DEVELOPER

@@ -930,6 +930,7 @@ test_expect_success 'pull --evolve evolves the changes onto the fetched commit' 
 		test_commit --no-tag shared &&
 		git push -q origin HEAD:master &&
 		git branch -q -u origin/master &&
+		git branch keep &&
 		test_commit --no-tag mine &&
 		git clone -q ../pull-up.git ../pull-other &&
 		(
@@ -944,7 +945,12 @@ test_expect_success 'pull --evolve evolves the changes onto the fetched commit' 
 		test_cmp_rev master metas/mine &&
 		git symbolic-ref HEAD >actual &&
 		echo refs/heads/master >expect &&
-		test_cmp expect actual
+		test_cmp expect actual &&
+
+		# a second branch, holding only what landed, stays
+		test_cmp_rev keep origin/master~ &&
+		git reflog show keep >reflog &&
+		test_grep ! evolve reflog
 	)
 '
 

@@ -417,7 +417,7 @@ static int change_delete(int argc, const char **argv, const char *prefix,
 	if (!ret && delete_changes(repo, &refnames, "change delete", &err))
 		ret = error("%s", err.buf);
 	if (!ret)
-		print_deleted(repo, &refnames, _("Deleted change '%s' (was %s)"));
+		print_deleted(repo, &refnames, _("Deleted change %s (was %s)"));
 
 	string_list_clear(&refnames, 1);
 	strbuf_release(&err);
@@ -429,7 +429,6 @@ static int change_forget(int argc, const char **argv, const char *prefix,
 {
 	const char * const usage[] = {
 		BUILTIN_CHANGE_FORGET_USAGE,
-		BUILTIN_CHANGE_PRUNE_USAGE,
 		NULL,
 	};
 	int force = 0;
@@ -450,7 +449,7 @@ static int change_forget(int argc, const char **argv, const char *prefix,
 	if (!ret && forget_changes(repo, &refnames, force, &err))
 		ret = error("%s", err.buf);
 	if (!ret)
-		print_deleted(repo, &refnames, _("Forgot change '%s' (was %s)"));
+		print_deleted(repo, &refnames, _("Forgot change %s (was %s)"));
 
 	string_list_clear(&refnames, 1);
 	strbuf_release(&err);
@@ -637,7 +636,7 @@ static int change_prune(int argc, const char **argv, const char *prefix,
 		struct commit *upstream = lookup_commit_reference_by_name(argv[i]);
 
 		if (!upstream)
-			die(_("not a commit: '%s'"), argv[i]);
+			die(_("'%s' is not a valid commit"), argv[i]);
 		string_list_append(&upstreams, argv[i])->util = upstream;
 	}
 

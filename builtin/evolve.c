@@ -132,7 +132,7 @@ int cmd_evolve(int argc, const char **argv, const char *prefix,
 		struct commit *upstream = lookup_commit_reference_by_name(argv[i]);
 
 		if (!upstream)
-			die(_("not a commit: '%s'"), argv[i]);
+			die(_("'%s' is not a valid commit"), argv[i]);
 		string_list_append(&opts.upstreams, argv[i])->util = upstream;
 	}
 	if (action && opts.dry_run)

@@ -256,7 +256,7 @@ test_expect_success 'new change names are valid and unique' '
 test_expect_success 'delete change' '
 	one=$(git rev-parse --short metas/one) &&
 	git change delete metas/one >actual &&
-	echo "Deleted change ${SQ}metas/one${SQ} (was $one)" >expect &&
+	echo "Deleted change metas/one (was $one)" >expect &&
 	test_cmp expect actual &&
 	test_must_fail git rev-parse --verify -q refs/metas/one &&
 	git change delete refs/metas/two three &&
@@ -280,7 +280,18 @@ test_expect_success 'unknown commit' '
 	test_expect_code 128 git change update -r no-such-commit 2>err &&
 	test_grep "${SQ}no-such-commit${SQ} is not a valid commit" err &&
 	test_expect_code 128 git change update -c HEAD^{tree} 2>err &&
-	test_grep "does not point to a commit" err
+	test_grep "does not point to a commit" err &&
+	# one wording for a name that is no commit, whichever command
+	test_expect_code 128 git change prune no-such-commit 2>err &&
+	test_grep "${SQ}no-such-commit${SQ} is not a valid commit" err &&
+	test_expect_code 128 git evolve no-such-commit 2>err &&
+	test_grep "${SQ}no-such-commit${SQ} is not a valid commit" err
+'
+
+test_expect_success 'each subcommand shows its own usage' '
+	test_expect_code 129 git change forget -h >usage &&
+	test_grep "git change forget" usage &&
+	test_grep ! "git change prune" usage
 '
 
 test_expect_success 'unknown subcommand' '

@@ -1179,7 +1179,7 @@ test_expect_success 'change forget drops an alias, keeps the last name of a pare
 	(
 		cd merge-amend &&
 		git change forget metas/bar-2 >out &&
-		test_grep "Forgot change .metas/bar-2." out &&
+		test_grep "Forgot change metas/bar-2 (was " out &&
 		test_must_fail git rev-parse -q --verify refs/metas/bar-2 &&
 		git checkout -q metas/bar &&
 		test_commit stacked &&
@@ -1187,7 +1187,7 @@ test_expect_success 'change forget drops an alias, keeps the last name of a pare
 		test_grep "metas/bar has changes built on it (metas/stacked...)" err &&
 		git rev-parse --verify refs/metas/bar &&
 		git change forget --force bar >out &&
-		test_grep "Forgot change .metas/bar." out &&
+		test_grep "Forgot change metas/bar (was " out &&
 		test_must_fail git change forget no-such 2>err &&
 		test_grep "change .no-such. not found" err
 	)
@@ -1283,7 +1283,7 @@ test_expect_success 'change prune hides obsolete, abandoned and landed changes' 
 		git change restore stale &&
 		test_cmp_rev metas/stale obs &&
 		test_must_fail git change prune no-such-branch 2>err &&
-		test_grep "not a commit" err
+		test_grep "${SQ}no-such-branch${SQ} is not a valid commit" err
 	)
 '
 

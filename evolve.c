@@ -2518,46 +2518,64 @@ void evolve_change_states(struct repository *r, struct string_list *changes)
 }
 
 /* The head of the change `name`, or of the first change whose commit is HEAD. */
+/*
+ * The head of the change whose commit is `commit` (`what` names it in the
+ * error): the first one by name if several hold it.
+ */
+static int change_holding(struct repository *r, const struct object_id *commit,
+			  const char *what, struct object_id *head,
+			  struct strbuf *err)
+{
+	struct change_table table;
+	struct string_list holding = STRING_LIST_INIT_DUP;
+	int ret = -1;
+
+	change_table_init(&table);
+	change_table_add_all_visible(&table, r);
+	local_changes_of(&table, commit, &holding);
+	if (!holding.nr)
+		strbuf_addf(err, _("%s is not the commit of a change"), what);
+	else if (!refs_read_ref(get_main_ref_store(r),
+				holding.items[0].string, head))
+		ret = 0;
+	string_list_clear(&holding, 0);
+	change_table_clear(&table);
+	return ret;
+}
+
+/*
+ * Where "git log --obslog [<name>]" starts: the head of the change `name`
+ * ("metas/foo", "origin/metas/foo", or just "foo"), or else of the change
+ * that holds the commit `name` names (a branch, HEAD, a commit).
+ */
 static int obslog_start(struct repository *r, const char *name,
 			struct object_id *head, struct strbuf *err)
 {
 	struct strbuf refname = STRBUF_INIT;
+	struct object_id oid;
+	char *ref = NULL;
 	int ret = -1;
 
-	if (name) {
-		char *ref = NULL;
-
-		/* "metas/foo", "origin/metas/foo", or just "foo". */
-		if (repo_dwim_ref(r, name, strlen(name), head, &ref, 0) == 1 &&
-		    is_change_refname(ref)) {
-			ret = 0;
-		} else {
-			strbuf_add_change_refname(&refname, name);
-			if (check_refname_format(refname.buf, 0) ||
-			    refs_read_ref(get_main_ref_store(r), refname.buf, head))
-				strbuf_addf(err, _("change '%s' not found"), name);
-			else
-				ret = 0;
-		}
-		free(ref);
-	} else {
-		struct change_table table;
-		struct string_list at_head = STRING_LIST_INIT_DUP;
-		struct object_id oid;
-
-		change_table_init(&table);
-		change_table_add_all_visible(&table, r);
-		if (!refs_read_ref(get_main_ref_store(r), "HEAD", &oid))
-			local_changes_of(&table, &oid, &at_head);
-		/* The first one, by name. */
-		if (!at_head.nr)
-			strbuf_addstr(err, _("HEAD is not the commit of a change"));
-		else if (!refs_read_ref(get_main_ref_store(r),
-					at_head.items[0].string, head))
-			ret = 0;
-		string_list_clear(&at_head, 0);
-		change_table_clear(&table);
+	if (!name)
+		name = "HEAD";
+	if (repo_dwim_ref(r, name, strlen(name), head, &ref, 0) == 1 &&
+	    is_change_refname(ref)) {
+		ret = 0;
+		goto out;
 	}
+	strbuf_add_change_refname(&refname, name);
+	if (!check_refname_format(refname.buf, 0) &&
+	    !refs_read_ref(get_main_ref_store(r), refname.buf, head)) {
+		ret = 0;
+		goto out;
+	}
+	if (!repo_get_oid_committish(r, name, &oid) &&
+	    lookup_commit_reference_gently(r, &oid, 1))
+		ret = change_holding(r, &oid, name, head, err);
+	else
+		strbuf_addf(err, _("change '%s' not found"), name);
+out:
+	free(ref);
 	strbuf_release(&refname);
 	return ret;
 }

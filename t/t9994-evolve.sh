@@ -1022,10 +1022,21 @@ test_expect_success 'log --obslog lists the versions of a change' '
 		test_cmp expect actual &&
 		git log --obslog metas/test >actual.named &&
 		test_cmp expect actual.named &&
+
+		# a branch or a commit: the change that holds it
+		git branch topic &&
+		git log --obslog topic >actual.branch &&
+		test_cmp expect actual.branch &&
+		git log --obslog $(git rev-parse HEAD) >actual.commit &&
+		test_cmp expect actual.commit &&
+
 		git checkout -q --detach HEAD^0 &&
 		test_env GIT_TEST_ENABLE_CHANGES=false test_commit --no-tag unrelated &&
 		test_must_fail git log --obslog 2>err &&
 		test_grep "HEAD is not the commit of a change" err &&
+		git branch unrelated &&
+		test_must_fail git log --obslog unrelated 2>err &&
+		test_grep "unrelated is not the commit of a change" err &&
 		test_must_fail git log --obslog metas/no-such 2>err &&
 		test_grep "change .metas/no-such. not found" err &&
 		test_must_fail git log --obslog --stat 2>err &&

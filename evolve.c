@@ -2249,6 +2249,27 @@ int evolve_abort(struct repository *r, struct strbuf *err)
 	return ret ? -1 : 0;
 }
 
+int evolve_resolve_upstreams(struct repository *r, const char **names, int nr,
+			     struct string_list *upstreams, struct strbuf *err)
+{
+	for (int i = 0; i < nr; i++) {
+		struct commit *upstream = lookup_commit_reference_by_name(names[i]);
+
+		if (!upstream) {
+			strbuf_addf(err, _("'%s' is not a valid commit"), names[i]);
+			return -1;
+		}
+		if (is_metacommit(r, upstream)) {
+			strbuf_addf(err, _("'%s' is a metacommit, which records how "
+					   "a change evolved and has no files"),
+				    names[i]);
+			return -1;
+		}
+		string_list_append(upstreams, names[i])->util = upstream;
+	}
+	return 0;
+}
+
 int evolve_children(struct repository *r, struct commit *commit,
 		    struct string_list *out)
 {

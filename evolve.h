@@ -151,6 +151,16 @@ int evolve_in_progress(struct repository *r);
 int evolve_abort(struct repository *r, struct strbuf *err);
 
 /*
+ * For "git evolve <upstream>..." and "git change prune <upstream>...":
+ * append each of the `nr` `names` to `upstreams`, with the commit it
+ * names as its util. Returns 0, or -1 with a message in `err` if a name
+ * is no commit or a metacommit (a change named by its full refname),
+ * which no change can land on.
+ */
+int evolve_resolve_upstreams(struct repository *r, const char **names, int nr,
+			     struct string_list *upstreams, struct strbuf *err);
+
+/*
  * For "git next": append to `out` the changes whose commit is built on
  * `commit`, or on an older version of it (`string` the refname, `util` the
  * struct commit). Each commit is listed once, under its first name.

@@ -2,8 +2,8 @@
 # bench/decorate.sh: what changes cost the commands every user runs, in
 # a repository with 10,000 changes (a tenth of them amended once):
 # `git log -1 --decorate` (change names and obsolete commits are
-# decorations) and `git merge-base` of two ordinary commits (which looks
-# at the meta graph only for recorded versions), patched against the
+# decorations) and `git merge-base` of two ordinary commits (which,
+# without --changes, must cost what upstream's does), patched against the
 # unpatched build on the same repository, side by side in one run, before
 # and after `git gc` (which packs the metacommits). Medians, ratios.
 #

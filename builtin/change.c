@@ -632,13 +632,8 @@ static int change_prune(int argc, const char **argv, const char *prefix,
 	int ret;
 
 	argc = parse_options(argc, argv, prefix, options, usage, 0);
-	for (int i = 0; i < argc; i++) {
-		struct commit *upstream = lookup_commit_reference_by_name(argv[i]);
-
-		if (!upstream)
-			die(_("'%s' is not a valid commit"), argv[i]);
-		string_list_append(&upstreams, argv[i])->util = upstream;
-	}
+	if (evolve_resolve_upstreams(repo, argv, argc, &upstreams, &err))
+		die("%s", err.buf);
 
 	ret = prune_changes(repo, &upstreams, dry_run, &pruned, &err);
 	if (ret)

@@ -128,13 +128,8 @@ int cmd_evolve(int argc, const char **argv, const char *prefix,
 		opts.show_progress = !quiet && isatty(2);
 	if (argc && action)
 		usage_with_options(evolve_usage, options);
-	for (int i = 0; i < argc; i++) {
-		struct commit *upstream = lookup_commit_reference_by_name(argv[i]);
-
-		if (!upstream)
-			die(_("'%s' is not a valid commit"), argv[i]);
-		string_list_append(&opts.upstreams, argv[i])->util = upstream;
-	}
+	if (evolve_resolve_upstreams(repo, argv, argc, &opts.upstreams, &err))
+		die("%s", err.buf);
 	if (action && opts.dry_run)
 		die(_("options '%s' and '%s' cannot be used together"),
 		    "--dry-run", action == 'c' ? "--continue" :

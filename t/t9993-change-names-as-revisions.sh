@@ -186,7 +186,7 @@ test_expect_success 'cherry-pick and rebase --onto a change use its content' '
 	test_cmp_rev HEAD^{tree} v2^{tree}
 '
 
-test_expect_success 'checkout, switch, reset and branch refuse a metacommit' '
+test_expect_success 'checkout, switch, reset, branch, rebase and evolve refuse a metacommit' '
 	git checkout main &&
 	git rev-parse HEAD >head.before &&
 	git ls-files >files.before &&
@@ -203,6 +203,17 @@ test_expect_success 'checkout, switch, reset and branch refuse a metacommit' '
 	test_must_fail git branch new "metas/first-version^{metacommit}" 2>err &&
 	test_grep "is a metacommit" err &&
 	test_must_fail git rev-parse --verify new &&
+	git for-each-ref >refs.before &&
+	test_must_fail git rebase --onto refs/metas/first-version HEAD~ 2>err &&
+	test_grep "cannot rebase onto .refs/metas/first-version.: it is a metacommit" err &&
+	test_must_fail git rebase -i refs/metas/first-version 2>err &&
+	test_grep "it is a metacommit" err &&
+	test_must_fail git evolve refs/metas/first-version 2>err &&
+	test_grep "${SQ}refs/metas/first-version${SQ} is a metacommit" err &&
+	test_must_fail git change prune refs/metas/first-version 2>err &&
+	test_grep "${SQ}refs/metas/first-version${SQ} is a metacommit" err &&
+	git for-each-ref >refs.after &&
+	test_cmp refs.before refs.after &&
 	git rev-parse HEAD >head.after &&
 	test_cmp head.before head.after &&
 	git ls-files >files.after &&

@@ -186,7 +186,7 @@ test_expect_success 'cherry-pick and rebase --onto a change use its content' '
 	test_cmp_rev HEAD^{tree} v2^{tree}
 '
 
-test_expect_success 'checkout, switch, reset, branch, rebase and evolve refuse a metacommit' '
+test_expect_success 'checkout, switch, reset, branch, rebase, replay, worktree add and evolve refuse a metacommit' '
 	git checkout main &&
 	git rev-parse HEAD >head.before &&
 	git ls-files >files.before &&
@@ -212,6 +212,13 @@ test_expect_success 'checkout, switch, reset, branch, rebase and evolve refuse a
 	test_grep "${SQ}refs/metas/first-version${SQ} is a metacommit" err &&
 	test_must_fail git change prune refs/metas/first-version 2>err &&
 	test_grep "${SQ}refs/metas/first-version${SQ} is a metacommit" err &&
+	test_must_fail git replay --onto refs/metas/first-version HEAD~..main 2>err &&
+	test_grep "cannot use .refs/metas/first-version. for --onto: it is a metacommit" err &&
+	test_must_fail git worktree add ../meta-worktree refs/metas/first-version 2>err &&
+	test_grep "cannot check out .refs/metas/first-version.: it is a metacommit" err &&
+	test_path_is_missing ../meta-worktree &&
+	git worktree list >worktrees &&
+	test_line_count = 1 worktrees &&
 	git for-each-ref >refs.after &&
 	test_cmp refs.before refs.after &&
 	git rev-parse HEAD >head.after &&

@@ -27,6 +27,7 @@ test_expect_success 'setup' '
 
 test_expect_success 'a change name resolves to its content' '
 	test_cmp_rev metas/first-version v2 &&
+	test_cmp_rev refs/metas/first-version v2 &&
 	test_cmp_rev metas/first-version~1 base &&
 	test_cmp_rev metas/first-version^{tree} v2^{tree} &&
 	echo two >expect &&
@@ -37,21 +38,6 @@ test_expect_success 'a change name resolves to its content' '
 test_expect_success 'the reflog of a change resolves to earlier contents' '
 	test_cmp_rev metas/first-version@{0} v2 &&
 	test_cmp_rev metas/first-version@{1} v1
-'
-
-test_expect_success 'a change given by its full refname is the value of the ref' '
-	meta=$(sed -n "s| refs/metas/first-version\$||p" refs) &&
-	test_cmp_rev refs/metas/first-version $meta &&
-	test_cmp_rev refs/metas/first-version@{0} $meta &&
-	git show-ref -s refs/metas/first-version >expect &&
-	git rev-parse refs/metas/first-version >actual &&
-	test_cmp expect actual &&
-
-	# a script compare-and-swap: the old value is what the ref holds
-	git update-ref refs/metas/swapped $meta &&
-	git update-ref refs/metas/swapped v2 $(git rev-parse refs/metas/swapped) &&
-	test_cmp_rev refs/metas/swapped v2 &&
-	git update-ref -d refs/metas/swapped
 '
 
 test_expect_success ':/text and ^{/text} never name a metacommit' '
@@ -117,8 +103,6 @@ test_expect_success 'remote and hidden changes resolve to their content' '
 	git update-ref refs/hiddenmetas/first-version $meta &&
 	test_cmp_rev origin/metas/first-version v2 &&
 	test_cmp_rev hiddenmetas/first-version v2 &&
-	test_cmp_rev refs/remotes/origin/metas/first-version $meta &&
-	test_cmp_rev refs/hiddenmetas/first-version $meta &&
 	test_cmp_rev "origin/metas/first-version^{metacommit}" $meta
 '
 
@@ -204,18 +188,18 @@ test_expect_success 'checkout, switch, reset, branch, rebase, replay, worktree a
 	test_grep "is a metacommit" err &&
 	test_must_fail git rev-parse --verify new &&
 	git for-each-ref >refs.before &&
-	test_must_fail git rebase --onto refs/metas/first-version HEAD~ 2>err &&
-	test_grep "cannot rebase onto .refs/metas/first-version.: it is a metacommit" err &&
-	test_must_fail git rebase -i refs/metas/first-version 2>err &&
+	test_must_fail git rebase --onto "metas/first-version^{metacommit}" HEAD~ 2>err &&
+	test_grep "cannot rebase onto .metas/first-version^{metacommit}.: it is a metacommit" err &&
+	test_must_fail git rebase -i "metas/first-version^{metacommit}" 2>err &&
 	test_grep "it is a metacommit" err &&
-	test_must_fail git evolve refs/metas/first-version 2>err &&
-	test_grep "${SQ}refs/metas/first-version${SQ} is a metacommit" err &&
-	test_must_fail git change prune refs/metas/first-version 2>err &&
-	test_grep "${SQ}refs/metas/first-version${SQ} is a metacommit" err &&
-	test_must_fail git replay --onto refs/metas/first-version HEAD~..main 2>err &&
-	test_grep "cannot use .refs/metas/first-version. for --onto: it is a metacommit" err &&
-	test_must_fail git worktree add ../meta-worktree refs/metas/first-version 2>err &&
-	test_grep "cannot check out .refs/metas/first-version.: it is a metacommit" err &&
+	test_must_fail git evolve "metas/first-version^{metacommit}" 2>err &&
+	test_grep "${SQ}metas/first-version^{metacommit}${SQ} is a metacommit" err &&
+	test_must_fail git change prune "metas/first-version^{metacommit}" 2>err &&
+	test_grep "${SQ}metas/first-version^{metacommit}${SQ} is a metacommit" err &&
+	test_must_fail git replay --onto "metas/first-version^{metacommit}" HEAD~..main 2>err &&
+	test_grep "cannot use .metas/first-version^{metacommit}. for --onto: it is a metacommit" err &&
+	test_must_fail git worktree add ../meta-worktree "metas/first-version^{metacommit}" 2>err &&
+	test_grep "cannot check out .metas/first-version^{metacommit}.: it is a metacommit" err &&
 	test_path_is_missing ../meta-worktree &&
 	git worktree list >worktrees &&
 	test_line_count = 1 worktrees &&

@@ -2538,7 +2538,6 @@ void evolve_change_states(struct repository *r, struct string_list *changes)
 	strbuf_release(&err);
 }
 
-/* The head of the change `name`, or of the first change whose commit is HEAD. */
 /*
  * The head of the change whose commit is `commit` (`what` names it in the
  * error): the first one by name if several hold it.
@@ -2556,8 +2555,10 @@ static int change_holding(struct repository *r, const struct object_id *commit,
 	local_changes_of(&table, commit, &holding);
 	if (!holding.nr)
 		strbuf_addf(err, _("%s is not the commit of a change"), what);
-	else if (!refs_read_ref(get_main_ref_store(r),
-				holding.items[0].string, head))
+	else if (refs_read_ref(get_main_ref_store(r),
+			       holding.items[0].string, head))
+		strbuf_addf(err, _("could not read '%s'"), holding.items[0].string);
+	else
 		ret = 0;
 	string_list_clear(&holding, 0);
 	change_table_clear(&table);

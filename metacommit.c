@@ -1845,6 +1845,79 @@ out:
 	return ret;
 }
 
+/* The timestamp of the newest reflog entry: the first one read backwards. */
+static int newest_reflog_date(const char *refname UNUSED,
+			      struct object_id *old_oid UNUSED,
+			      struct object_id *new_oid UNUSED,
+			      const char *committer UNUSED,
+			      timestamp_t timestamp, int tz UNUSED,
+			      const char *msg UNUSED, void *cb_data)
+{
+	*(timestamp_t *)cb_data = timestamp;
+	return 1;
+}
+
+/*
+ * When the hidden change `refname` (at `oid`) was last hidden or moved:
+ * the newest entry of its reflog, or, once "git reflog expire" emptied
+ * that, when its last version was recorded, which is no later. 0 when
+ * neither can be read.
+ */
+static timestamp_t hidden_change_date(struct repository *r, const char *refname,
+				      const struct object_id *oid)
+{
+	struct commit *head;
+	timestamp_t date = 0;
+
+	refs_for_each_reflog_ent_reverse(get_main_ref_store(r), refname,
+					 newest_reflog_date, &date);
+	if (date)
+		return date;
+	head = lookup_commit(r, oid);
+	if (head && !repo_parse_commit(r, head))
+		return head->date;
+	return 0;
+}
+
+int expire_hidden_changes(struct repository *r, timestamp_t expire,
+			  struct string_list *expired, struct strbuf *err)
+{
+	struct ref_store *refs = get_main_ref_store(r);
+	struct string_list refnames = STRING_LIST_INIT_DUP;
+	struct object_id *oids = NULL;
+	struct change_move *moves = NULL;
+	struct string_list_item *item;
+	size_t nr = 0;
+	int ret = 0;
+
+	change_refnames(r, CHANGE_KIND_HIDDEN, &refnames);
+	ALLOC_ARRAY(oids, refnames.nr);
+	CALLOC_ARRAY(moves, refnames.nr);
+	for_each_string_list_item(item, &refnames) {
+		timestamp_t date;
+
+		if (refs_read_ref(refs, item->string, &oids[nr]))
+			continue;
+		/* A change that cannot be dated is kept. */
+		date = hidden_change_date(r, item->string, &oids[nr]);
+		if (!date || date >= expire)
+			continue;
+		moves[nr].refname = item->string;
+		moves[nr].old = &oids[nr];
+		moves[nr].new = null_oid(r->hash_algo);
+		nr++;
+	}
+	if (nr)
+		ret = commit_change_moves(r, moves, nr, 0, "gc: expire hidden change",
+					  err);
+	for (size_t i = 0; expired && !ret && i < nr; i++)
+		string_list_append(expired, moves[i].refname);
+	free(moves);
+	free(oids);
+	string_list_clear(&refnames, 0);
+	return ret;
+}
+
 int copy_change(struct repository *r, const char *name,
 		struct strbuf *copied, struct strbuf *err)
 {

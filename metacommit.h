@@ -330,6 +330,17 @@ int restore_change(struct repository *r, const char *name,
 		   struct strbuf *restored, struct strbuf *err);
 
 /*
+ * "git gc": delete, in one transaction, the hidden changes hidden before
+ * `expire`, so that the versions only they keep can be pruned. When a
+ * change was hidden is the date of the newest entry of its reflog or,
+ * without one, the committer date of its metacommit; a change neither
+ * dates is kept. Appends the refnames deleted to `expired` unless it is
+ * NULL. Returns 0, or -1 with a message in `err`.
+ */
+int expire_hidden_changes(struct repository *r, timestamp_t expire,
+			  struct string_list *expired, struct strbuf *err);
+
+/*
  * "git change copy": the design's third way out of divergence. The change
  * `name` (under refs/metas/) gets a metacommit with the same commit whose
  * only other parent is its previous head, as an origin: it becomes a copy

@@ -668,6 +668,58 @@ test_expect_success 'deleted changes are hidden, and restore brings them back' '
 	)
 '
 
+test_expect_success 'gc deletes the changes hidden longer than gc.hiddenChangesExpire' '
+	git init expire &&
+	(
+		cd expire &&
+		test_commit base &&
+		echo hunter2 >secret &&
+		echo parse >parser.c &&
+		git add secret parser.c &&
+		test_tick &&
+		git commit -q -m "Add the parser" &&
+		blob=$(git rev-parse HEAD:secret) &&
+		git rm -q secret &&
+		test_tick &&
+		git commit -q --amend --no-edit &&
+		git branch upstream &&
+		git evolve -q upstream &&
+		git rev-parse --verify -q refs/hiddenmetas/add-parser &&
+		git reflog expire --expire=now --all &&
+
+		# Hidden at test_tick time, in April 2005, until expired.
+		git -c gc.hiddenChangesExpire=2005-04-01 gc -q --prune=now &&
+		git -c gc.reflogExpireUnreachable=2005-04-01 gc -q --prune=now &&
+		git -c gc.hiddenChangesExpire=never gc -q --prune=now &&
+		git rev-parse --verify -q refs/hiddenmetas/add-parser &&
+		git cat-file -e $blob &&
+		git change restore add-parser &&
+		git evolve -q upstream &&
+
+		git -c gc.hiddenChangesExpire=2005-04-01 \
+			-c gc.reflogExpireUnreachable=now gc -q --prune=now &&
+		git rev-parse --verify -q refs/hiddenmetas/add-parser &&
+		git reflog expire --expire=now --all &&
+		git -c gc.hiddenChangesExpire=now gc -q --prune=now &&
+		test_must_fail git rev-parse --verify -q refs/hiddenmetas/add-parser &&
+		test_must_fail git cat-file -e $blob &&
+		git change list --hidden >out &&
+		test_must_be_empty out &&
+		test_must_fail git change restore add-parser 2>err &&
+		test_grep "no hidden change" err
+	)
+'
+
+test_expect_success 'gc keeps what it cannot date under refs/hiddenmetas/' '
+	tree=$(git -C expire write-tree) &&
+	git -C expire update-ref refs/hiddenmetas/not-a-change $tree &&
+	git -C expire -c gc.hiddenChangesExpire=now gc -q 2>err &&
+	test_grep "ignoring .refs/hiddenmetas/not-a-change." err &&
+	echo $tree >expect &&
+	git -C expire rev-parse refs/hiddenmetas/not-a-change >actual &&
+	test_cmp expect actual
+'
+
 test_expect_success 'divergence stops evolve before anything moves' '
 	git init diverge &&
 	(

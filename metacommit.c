@@ -1730,6 +1730,33 @@ int delete_changes(struct repository *r, const struct string_list *refnames,
 	return ret ? -1 : 0;
 }
 
+int move_changes(struct repository *r, const struct ref_move *moves,
+		 size_t nr, const char *reason, struct strbuf *err)
+{
+	struct change_move *queued;
+	int ret;
+
+	CALLOC_ARRAY(queued, nr);
+	for (size_t i = 0; i < nr; i++) {
+		queued[i].refname = moves[i].refname;
+		queued[i].old = &moves[i].old;
+		queued[i].new = &moves[i].new;
+	}
+	ret = commit_change_moves(r, queued, nr, 0, reason, err);
+	/* Recording finds the changes that moved by their new content. */
+	for (size_t i = 0; !ret && i < nr; i++) {
+		struct object_id content;
+
+		if (is_null_oid(&moves[i].new))
+			continue;
+		oidcpy(&content, &moves[i].new);
+		peel_change_head(r, moves[i].refname, &content);
+		index_change(r, &content, moves[i].refname);
+	}
+	free(queued);
+	return ret ? -1 : 0;
+}
+
 /*
  * "git merge --squash" leaves the commit to "git commit", like SQUASH_MSG,
  * and lists the squashed commits here, one per line, newest first.

@@ -412,6 +412,15 @@ int delete_changes(struct repository *r, const struct string_list *refnames,
 		   const char *reason, struct strbuf *err);
 
 /*
+ * Move the changes of `moves` (local or hidden changes, each to a value
+ * already written; the null object name deletes one) in one transaction
+ * that verifies their old values. Returns 0, or -1 with a message in
+ * `err`.
+ */
+int move_changes(struct repository *r, const struct ref_move *moves,
+		 size_t nr, const char *reason, struct strbuf *err);
+
+/*
  * "git merge --squash" leaves the commit to "git commit". Save the squashed
  * `commits` (newest first, as "git log" walks them) for it, next to
  * SQUASH_MSG, and remove them where SQUASH_MSG is removed.

@@ -8,6 +8,7 @@
 
 #include "builtin.h"
 #include "advice.h"
+#include "change-purge.h"
 #include "change-table.h"
 #include "commit.h"
 #include "config.h"
@@ -44,6 +45,8 @@
 	N_("git change prune [-n] [<branch>...]")
 #define BUILTIN_CHANGE_COPY_USAGE \
 	N_("git change copy <change>")
+#define BUILTIN_CHANGE_PURGE_USAGE \
+	N_("git change purge [--force] <commit>...")
 
 /*
  * Show "refs/metas/foo" as "metas/foo" and "refs/remotes/origin/metas/foo"
@@ -651,6 +654,69 @@ static int change_prune(int argc, const char **argv, const char *prefix,
 	return !!ret;
 }
 
+static void print_purged(struct repository *repo,
+			 const struct purge_result *result)
+{
+	const struct string_list_item *item;
+
+	for_each_string_list_item(item, &result->rewritten)
+		printf(_("Rewrote change %s\n"), display_name(item->string));
+	for_each_string_list_item(item, &result->deleted)
+		printf(_("Deleted change %s: its content was purged\n"),
+		       display_name(item->string));
+	for (size_t i = 0; i < result->not_found.nr; i++)
+		warning(_("%s is not a version of any change"),
+			repo_find_unique_abbrev(repo, &result->not_found.oid[i],
+						DEFAULT_ABBREV));
+	for_each_string_list_item(item, &result->remote)
+		warning(_("the remote-tracking change %s still has a purged "
+			  "version: purge never moves remote-tracking changes"),
+			display_name(item->string));
+}
+
+static int change_purge(int argc, const char **argv, const char *prefix,
+			struct repository *repo)
+{
+	const char * const usage[] = {
+		BUILTIN_CHANGE_PURGE_USAGE,
+		NULL,
+	};
+	struct purge_options opts = { 0 };
+	int force = 0;
+	struct option options[] = {
+		OPT__FORCE(&force, N_("purge versions that changes hold as well"), 0),
+		OPT_END(),
+	};
+	struct purge_result result = PURGE_RESULT_INIT;
+	struct oid_array versions = OID_ARRAY_INIT;
+	struct strbuf err = STRBUF_INIT;
+	int ret;
+
+	argc = parse_options(argc, argv, prefix, options, usage, 0);
+	if (!argc)
+		usage_with_options(usage, options);
+	for (int i = 0; i < argc; i++) {
+		struct object_id oid;
+
+		resolve_commit(repo, argv[i], &oid);
+		if (is_metacommit(repo, lookup_commit(repo, &oid)))
+			die(_("'%s' is a metacommit: name the version it records"),
+			    argv[i]);
+		oid_array_append(&versions, &oid);
+	}
+	opts.versions = &versions;
+	opts.force = !!force;
+	ret = purge_versions(repo, &opts, &result, &err);
+	if (ret)
+		error("%s", err.buf);
+	else
+		print_purged(repo, &result);
+	purge_result_release(&result);
+	oid_array_clear(&versions);
+	strbuf_release(&err);
+	return !!ret;
+}
+
 int cmd_change(int argc,
 	       const char **argv,
 	       const char *prefix,
@@ -666,6 +732,7 @@ int cmd_change(int argc,
 		BUILTIN_CHANGE_FORGET_USAGE,
 		BUILTIN_CHANGE_PRUNE_USAGE,
 		BUILTIN_CHANGE_COPY_USAGE,
+		BUILTIN_CHANGE_PURGE_USAGE,
 		NULL,
 	};
 	parse_opt_subcommand_fn *fn = NULL;
@@ -679,6 +746,7 @@ int cmd_change(int argc,
 		OPT_SUBCOMMAND("forget", &fn, change_forget),
 		OPT_SUBCOMMAND("prune", &fn, change_prune),
 		OPT_SUBCOMMAND("copy", &fn, change_copy),
+		OPT_SUBCOMMAND("purge", &fn, change_purge),
 		OPT_END(),
 	};
 

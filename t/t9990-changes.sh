@@ -737,4 +737,95 @@ test_expect_success 'a damaged state of a stopped evolve is an error, not a bug'
 	)
 '
 
+test_expect_success 'change purge erases a secret from the history of changes' '
+	git init purge &&
+	(
+		cd purge &&
+		GIT_TEST_ENABLE_CHANGES=true &&
+		export GIT_TEST_ENABLE_CHANGES &&
+		test_commit base &&
+		echo hunter2 >secret &&
+		echo parse >parser.c &&
+		git add secret parser.c &&
+		test_tick &&
+		git commit -q -m "Add the parser" &&
+		secret=$(git rev-parse HEAD) &&
+		blob=$(git rev-parse HEAD:secret) &&
+		git rm -q secret &&
+		test_tick &&
+		git commit -q --amend --no-edit &&
+		middle=$(git rev-parse HEAD) &&
+		echo more >>parser.c &&
+		test_tick &&
+		git commit -q -a --amend --no-edit &&
+		head=$(git rev-parse HEAD) &&
+		test_commit --no-tag above &&
+		meta=$(git for-each-ref --format="%(objectname)" refs/metas/add-parser) &&
+		git update-ref refs/hiddenmetas/old-parser $meta &&
+		git update-ref refs/remotes/origin/metas/add-parser $meta &&
+
+		test_must_fail git change purge HEAD 2>err &&
+		test_grep "use --force" err &&
+		test_grep "^  metas/above $(git rev-parse HEAD)\$" err &&
+		test_must_fail git change purge refs/metas/add-parser^{metacommit} 2>err &&
+		test_grep "is a metacommit" err &&
+
+		git change purge $secret >out 2>err &&
+		cat >expect <<-\EOF &&
+		Rewrote change hiddenmetas/old-parser
+		Rewrote change metas/add-parser
+		EOF
+		test_cmp expect out &&
+		test_grep "remote-tracking change origin/metas/add-parser still has a purged version" err &&
+		test_cmp_rev hiddenmetas/old-parser metas/add-parser &&
+
+		# The other versions stay: the head replaces the middle one,
+		# which replaces nothing any more.
+		meta=$(git for-each-ref --format="%(objectname)" refs/metas/add-parser) &&
+		test_cmp_rev $meta^1 $head &&
+		test_cmp_rev $meta^2 $middle &&
+		test_must_fail git rev-parse -q --verify $meta^3 &&
+
+		git update-ref -d refs/remotes/origin/metas/add-parser &&
+		git change purge $secret >out 2>err &&
+		test_must_be_empty out &&
+		test_grep "is not a version of any change" err &&
+
+		git reflog expire --expire=now --all &&
+		git -c gc.hiddenChangesExpire=never gc -q --prune=now &&
+		test_must_fail git cat-file -e $blob &&
+		git cat-file -e $middle
+	)
+'
+
+test_expect_success 'change purge --force erases the content of a change' '
+	(
+		cd purge &&
+		git change purge --force HEAD >out &&
+		echo "Deleted change metas/above: its content was purged" >expect &&
+		test_cmp expect out &&
+		test_must_fail git rev-parse -q --verify refs/metas/above &&
+		git change purge --force metas/add-parser >out &&
+		cat >expect <<-\EOF &&
+		Rewrote change hiddenmetas/old-parser
+		Rewrote change metas/add-parser
+		EOF
+		test_cmp expect out &&
+		# Back to the middle version, a plain commit again.
+		echo parse >expect &&
+		git show metas/add-parser:parser.c >actual &&
+		test_cmp expect actual &&
+		git for-each-ref --format="%(objectname)" refs/metas/add-parser >actual &&
+		git rev-parse metas/add-parser >expect &&
+		test_cmp expect actual
+	)
+'
+
+test_expect_success 'change purge: usage and bad input' '
+	test_expect_code 129 git -C purge change purge 2>err &&
+	test_grep "usage: git change purge" err &&
+	test_must_fail git -C purge change purge no-such-commit 2>err &&
+	test_grep "is not a valid commit" err
+'
+
 test_done

@@ -33,3 +33,20 @@ check_meta_commit () {
 	sed -e "1,/^\$/d" metacommit >actual &&
 	test_cmp expect actual
 }
+
+# Commit "Add the parser" with a file "secret", then amend the secret out
+# (recording on): the change add-parser holds the amend, and its history
+# the first version, whose object name goes to $secret and the secret's
+# blob to $blob.
+commit_secret_and_amend_it_out () {
+	echo hunter2 >secret &&
+	echo parse >parser.c &&
+	git add secret parser.c &&
+	test_tick &&
+	git commit -q -m "Add the parser" &&
+	secret=$(git rev-parse HEAD) &&
+	blob=$(git rev-parse HEAD:secret) &&
+	git rm -q secret &&
+	test_tick &&
+	git commit -q --amend --no-edit
+}

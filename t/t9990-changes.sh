@@ -744,16 +744,7 @@ test_expect_success 'change purge erases a secret from the history of changes' '
 		GIT_TEST_ENABLE_CHANGES=true &&
 		export GIT_TEST_ENABLE_CHANGES &&
 		test_commit base &&
-		echo hunter2 >secret &&
-		echo parse >parser.c &&
-		git add secret parser.c &&
-		test_tick &&
-		git commit -q -m "Add the parser" &&
-		secret=$(git rev-parse HEAD) &&
-		blob=$(git rev-parse HEAD:secret) &&
-		git rm -q secret &&
-		test_tick &&
-		git commit -q --amend --no-edit &&
+		commit_secret_and_amend_it_out &&
 		middle=$(git rev-parse HEAD) &&
 		echo more >>parser.c &&
 		test_tick &&

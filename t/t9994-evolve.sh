@@ -673,15 +673,7 @@ test_expect_success 'gc deletes the changes hidden longer than gc.hiddenChangesE
 	(
 		cd expire &&
 		test_commit base &&
-		echo hunter2 >secret &&
-		echo parse >parser.c &&
-		git add secret parser.c &&
-		test_tick &&
-		git commit -q -m "Add the parser" &&
-		blob=$(git rev-parse HEAD:secret) &&
-		git rm -q secret &&
-		test_tick &&
-		git commit -q --amend --no-edit &&
+		commit_secret_and_amend_it_out &&
 		git branch upstream &&
 		git evolve -q upstream &&
 		git rev-parse --verify -q refs/hiddenmetas/add-parser &&

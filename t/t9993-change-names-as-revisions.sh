@@ -52,6 +52,21 @@ test_expect_success ':/text and ^{/text} never name a metacommit' '
 	test_grep ! "^parent-type" found
 '
 
+test_expect_success ':/text does not find a version only a change keeps' '
+	git init oneline &&
+	(
+		cd oneline &&
+		test_commit base &&
+		test_commit --no-tag "old subject" &&
+		test_tick &&
+		git commit -q --amend -m "new subject" &&
+		git reflog expire --expire=now --all &&
+		git rev-parse --verify -q "refs/metas/old-subject^{metacommit}" &&
+		test_must_fail git rev-parse --verify -q ":/old subject" &&
+		test_cmp_rev ":/new subject" HEAD
+	)
+'
+
 test_expect_success '^{metacommit} names the metacommit' '
 	meta=$(sed -n "s| refs/metas/first-version\$||p" refs) &&
 	test_cmp_rev "metas/first-version^{metacommit}" $meta &&

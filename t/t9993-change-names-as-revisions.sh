@@ -185,7 +185,7 @@ test_expect_success 'cherry-pick and rebase --onto a change use its content' '
 	test_cmp_rev HEAD^{tree} v2^{tree}
 '
 
-test_expect_success 'checkout, switch, reset, branch, rebase, replay, worktree add and evolve refuse a metacommit' '
+test_expect_success 'checkout, switch, reset, branch, rebase, replay, merge, worktree add and evolve refuse a metacommit' '
 	git checkout main &&
 	git rev-parse HEAD >head.before &&
 	git ls-files >files.before &&
@@ -207,6 +207,13 @@ test_expect_success 'checkout, switch, reset, branch, rebase, replay, worktree a
 	test_grep "cannot rebase onto .metas/first-version^{metacommit}.: it is a metacommit" err &&
 	test_must_fail git rebase -i "metas/first-version^{metacommit}" 2>err &&
 	test_grep "it is a metacommit" err &&
+	test_must_fail git rebase main "metas/first-version^{metacommit}" 2>err &&
+	test_grep "cannot rebase .metas/first-version^{metacommit}.: it is a metacommit" err &&
+	test_must_fail git merge "metas/first-version^{metacommit}" 2>err &&
+	test_grep "cannot merge .metas/first-version^{metacommit}.: it is a metacommit" err &&
+	test_must_fail git merge --squash "metas/first-version^{metacommit}" 2>err &&
+	test_grep "cannot merge .metas/first-version^{metacommit}.: it is a metacommit" err &&
+	test_path_is_missing .git/MERGE_HEAD &&
 	test_must_fail git evolve "metas/first-version^{metacommit}" 2>err &&
 	test_grep "${SQ}metas/first-version^{metacommit}${SQ} is a metacommit" err &&
 	test_must_fail git change prune "metas/first-version^{metacommit}" 2>err &&

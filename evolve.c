@@ -2353,12 +2353,19 @@ static int evolve_move_head_keep_branch(struct repository *r,
 	return 0;
 }
 
-int evolve_move_head(struct repository *r, struct commit *to,
-		     const char *action, struct strbuf *err)
+/*
+ * Move HEAD to `oid` as "git checkout" does (local modifications are kept
+ * if they do not conflict): detached, or, with `branch` (a refname), with
+ * that branch moved there and checked out.
+ */
+static int move_head(struct repository *r, const struct object_id *oid,
+		     const char *branch, const char *action, struct strbuf *err)
 {
 	struct reset_head_opts opts = {
-		.oid = &to->object.oid,
-		.flags = RESET_HEAD_DETACH | RESET_HEAD_RUN_POST_CHECKOUT_HOOK,
+		.oid = oid,
+		.branch = branch,
+		.flags = RESET_HEAD_RUN_POST_CHECKOUT_HOOK |
+			 (branch ? 0 : RESET_HEAD_DETACH),
 		.default_reflog_action = action,
 	};
 
@@ -2368,11 +2375,16 @@ int evolve_move_head(struct repository *r, struct commit *to,
 	}
 	if (reset_head(r, &opts)) {
 		strbuf_addf(err, _("could not check out %s"),
-			    repo_find_unique_abbrev(r, &to->object.oid,
-						    DEFAULT_ABBREV));
+			    repo_find_unique_abbrev(r, oid, DEFAULT_ABBREV));
 		return -1;
 	}
 	return 0;
+}
+
+int evolve_move_head(struct repository *r, struct commit *to,
+		     const char *action, struct strbuf *err)
+{
+	return move_head(r, &to->object.oid, NULL, action, err);
 }
 
 /*
@@ -2536,6 +2548,59 @@ void evolve_change_states(struct repository *r, struct string_list *changes)
 	}
 	evolver_release(&ev);
 	strbuf_release(&err);
+}
+
+/* Whether a command that HEAD must not move under is in progress. */
+static int operation_in_progress(struct repository *r)
+{
+	struct wt_status_state state = { 0 };
+	int busy;
+
+	wt_status_get_state(r, &state, 0);
+	busy = state.merge_in_progress || state.am_in_progress ||
+	       state.rebase_in_progress || state.rebase_interactive_in_progress ||
+	       state.cherry_pick_in_progress || state.revert_in_progress ||
+	       evolve_in_progress(r);
+	wt_status_state_free_buffers(&state);
+	return busy;
+}
+
+int abandon_and_leave(struct repository *r, const struct object_id *commit,
+		      struct string_list *changes, enum abandon_head *head,
+		      struct strbuf *err)
+{
+	struct object_id head_oid;
+	struct commit *abandoned;
+	const char *branch;
+	int flags;
+
+	*head = ABANDON_HEAD_ELSEWHERE;
+	if (abandon_change(r, commit, changes, err))
+		return -1;
+	if (refs_read_ref(get_main_ref_store(r), "HEAD", &head_oid) ||
+	    !oideq(&head_oid, commit))
+		return 0;
+	abandoned = lookup_commit(r, commit);
+	if (!abandoned || repo_parse_commit(r, abandoned) || !abandoned->parents) {
+		*head = ABANDON_HEAD_ROOT;
+		return 0;
+	}
+	if (operation_in_progress(r)) {
+		*head = ABANDON_HEAD_BUSY;
+		return 0;
+	}
+	*head = ABANDON_HEAD_MOVED;
+	branch = refs_resolve_ref_unsafe(get_main_ref_store(r), "HEAD", 0,
+					 NULL, &flags);
+	if (!branch || !(flags & REF_ISSYMREF) ||
+	    !starts_with(branch, "refs/heads/"))
+		branch = NULL;
+	if (move_head(r, &abandoned->parents->item->object.oid, branch,
+		      "change abandon", err)) {
+		strbuf_addstr(err, _("; the change is abandoned"));
+		return -1;
+	}
+	return 0;
 }
 
 /*

@@ -264,6 +264,32 @@ int obslog_rebased_tree(struct repository *r, struct commit *older,
 int forget_changes(struct repository *r, struct string_list *names,
 		   int force, struct strbuf *err);
 
+/* What abandon_and_leave() did with HEAD. */
+enum abandon_head {
+	/* HEAD is not at the abandoned commit. */
+	ABANDON_HEAD_ELSEWHERE,
+	/* HEAD (and its branch) moved to the parent of the commit. */
+	ABANDON_HEAD_MOVED,
+	/* HEAD stays: the commit has no parent. */
+	ABANDON_HEAD_ROOT,
+	/* HEAD stays: a rebase, merge, evolve... is in progress. */
+	ABANDON_HEAD_BUSY,
+};
+
+/*
+ * "git change abandon": abandon_change() of `commit`, appending the
+ * changes abandoned to `changes` as it does; then, if HEAD is at
+ * `commit`, move HEAD, and the branch it is on, to its first parent at
+ * once, as "hg prune" does, keeping local modifications that do not
+ * conflict, as "git checkout" does. `head` says what happened to HEAD
+ * (it does not move while another command is in progress). Returns 0,
+ * or -1 with a message in `err` (the change may be abandoned and HEAD not
+ * moved: then `head` is ABANDON_HEAD_MOVED and the message says so).
+ */
+int abandon_and_leave(struct repository *r, const struct object_id *commit,
+		      struct string_list *changes, enum abandon_head *head,
+		      struct strbuf *err);
+
 /* Why "git change prune" hid a change. */
 struct pruned_change {
 	enum {

@@ -1828,6 +1828,49 @@ out:
 	return ret;
 }
 
+/*
+ * Restore the abandoned change `refname` (whose head is `head`): advance
+ * it to a metacommit whose content is the abandoned commit and that
+ * replaces the abandoning one, so that the change is live again with
+ * its history.
+ */
+static int unabandon_change(struct repository *r, const char *refname,
+			    const struct object_id *head, struct strbuf *err)
+{
+	struct metacommit_data data = METACOMMIT_DATA_INIT;
+	struct change_move move = { 0 };
+	struct object_id meta;
+	struct commit *commit = lookup_commit(r, head);
+	char *msg = NULL;
+	int ret = -1;
+
+	if (!commit ||
+	    parse_metacommit(r, commit, &data, err) != METACOMMIT_TYPE_ABANDONED) {
+		strbuf_reset(err);
+		strbuf_addf(err, _("change '%s' is neither hidden nor abandoned"),
+			    refname + strlen("refs/"));
+		goto out;
+	}
+	data.abandoned = 0;
+	oid_array_clear(&data.replace);
+	oid_array_clear(&data.origin);
+	oid_array_append(&data.replace, head);
+	msg = describe(r, lookup_commit(r, &data.content), "change restore");
+	if (write_metacommit(r, &data, msg, &meta, err))
+		goto out;
+	move.refname = refname;
+	move.old = head;
+	move.new = &meta;
+	if (commit_change_moves(r, &move, 1, CHANGE_MOVES_NEW_OBJECTS, msg, err))
+		goto out;
+	index_change(r, &data.content, refname);
+	ret = 0;
+out:
+	free(msg);
+	metacommit_data_clear(&data);
+	return ret;
+}
+
 int restore_change(struct repository *r, const char *name,
 		   struct strbuf *restored, struct strbuf *err)
 {
@@ -1845,7 +1888,12 @@ int restore_change(struct repository *r, const char *name,
 	strbuf_addf(restored, "%s%s", CHANGES_REF_PREFIX, name);
 	if (check_refname_format(hidden.buf, 0) ||
 	    refs_read_ref(refs, hidden.buf, &oid)) {
-		strbuf_addf(err, _("no hidden change '%s'"), name);
+		/* Not hidden: an abandoned change comes back where it is. */
+		if (!check_refname_format(restored->buf, 0) &&
+		    !refs_read_ref(refs, restored->buf, &oid))
+			ret = unabandon_change(r, restored->buf, &oid, err);
+		else
+			strbuf_addf(err, _("no hidden change '%s'"), name);
 		goto out;
 	}
 	if (refs_ref_exists(refs, restored->buf)) {

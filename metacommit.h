@@ -323,8 +323,10 @@ int record_rewrites_and_drops(struct repository *r,
  * Bring back the hidden change `name` (refs/hiddenmetas/<name>, given in
  * any of the forms "<name>", "metas/<name>" or "hiddenmetas/<name>"):
  * move it to refs/metas/<name>, which must not exist, in one transaction.
- * Stores the refname of the restored change in `restored`. Returns 0, or
- * -1 with a message in `err`.
+ * If there is no such hidden change but refs/metas/<name> is abandoned,
+ * advance it to a metacommit that holds the abandoned commit again and
+ * replaces the abandoning one. Stores the refname of the restored change
+ * in `restored`. Returns 0, or -1 with a message in `err`.
  */
 int restore_change(struct repository *r, const char *name,
 		   struct strbuf *restored, struct strbuf *err);

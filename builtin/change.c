@@ -512,6 +512,35 @@ static int change_copy(int argc, const char **argv, const char *prefix,
 				  _("Change %s is now a copy: it replaces nothing\n"));
 }
 
+static void print_head_after_abandon(struct repository *repo,
+				     enum abandon_head head)
+{
+	struct pretty_print_context ctx = { .abbrev = DEFAULT_ABBREV };
+	struct strbuf subject = STRBUF_INIT;
+	struct commit *commit;
+
+	switch (head) {
+	case ABANDON_HEAD_ELSEWHERE:
+		break;
+	case ABANDON_HEAD_MOVED:
+		/* As "git checkout" says it. */
+		commit = lookup_commit_reference_by_name("HEAD");
+		if (!commit)
+			break;
+		repo_format_commit_message(repo, commit, "%h %s", &subject, &ctx);
+		fprintf(stderr, _("HEAD is now at %s\n"), subject.buf);
+		break;
+	case ABANDON_HEAD_ROOT:
+		warning(_("HEAD stays on the abandoned commit: it has no parent"));
+		break;
+	case ABANDON_HEAD_BUSY:
+		warning(_("HEAD stays on the abandoned commit while another "
+			  "command is in progress; \"git evolve\" moves it later"));
+		break;
+	}
+	strbuf_release(&subject);
+}
+
 static int change_abandon(int argc, const char **argv, const char *prefix,
 			  struct repository *repo)
 {
@@ -525,6 +554,7 @@ static int change_abandon(int argc, const char **argv, const char *prefix,
 	struct string_list changes = STRING_LIST_INIT_DUP;
 	struct string_list_item *item;
 	struct strbuf err = STRBUF_INIT;
+	enum abandon_head head;
 	struct object_id oid;
 	int ret;
 
@@ -533,13 +563,13 @@ static int change_abandon(int argc, const char **argv, const char *prefix,
 		usage_with_options(usage, options);
 
 	resolve_commit(repo, argc ? argv[0] : "HEAD", &oid);
-	ret = abandon_change(repo, &oid, &changes, &err);
+	ret = abandon_and_leave(repo, &oid, &changes, &head, &err);
+	for_each_string_list_item(item, &changes)
+		printf(_("Abandoned change %s\n"), display_name(item->string));
 	if (ret)
 		error("%s", err.buf);
 	else
-		for_each_string_list_item(item, &changes)
-			printf(_("Abandoned change %s\n"),
-			       display_name(item->string));
+		print_head_after_abandon(repo, head);
 	string_list_clear(&changes, 1);
 	strbuf_release(&err);
 	return !!ret;

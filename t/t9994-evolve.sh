@@ -248,6 +248,72 @@ test_expect_success 'change abandon, then evolve drops the commit, HEAD included
 	)
 '
 
+test_expect_success 'change abandon moves HEAD and its branch to the parent at once' '
+	git init abandon-head &&
+	(
+		cd abandon-head &&
+		test_commit first &&
+		test_commit second &&
+		test_commit third &&
+		echo local >>first.t &&
+		git change abandon >out 2>err &&
+		echo "Abandoned change metas/third" >expect &&
+		test_cmp expect out &&
+		test_grep "HEAD is now at $(git rev-parse --short second) second" err &&
+		test_cmp_rev HEAD second &&
+		test_cmp_rev master second &&
+		git symbolic-ref HEAD >actual &&
+		echo refs/heads/master >expect &&
+		test_cmp expect actual &&
+		test_path_is_missing third.t &&
+		git diff --name-only >actual &&
+		echo first.t >expect &&
+		test_cmp expect actual &&
+		git reflog -1 master >actual &&
+		test_grep "change abandon" actual &&
+		test_cmp_rev metas/third third &&
+
+		git change abandon first >out 2>err &&
+		echo "Abandoned change metas/first" >expect &&
+		test_cmp expect out &&
+		test_must_be_empty err &&
+		test_cmp_rev HEAD second
+	)
+'
+
+test_expect_success 'change abandon leaves HEAD at a root commit, or while a merge is in progress' '
+	(
+		cd abandon-head &&
+		git checkout -q --detach first &&
+		git change abandon 2>err &&
+		test_grep "HEAD stays on the abandoned commit: it has no parent" err &&
+		test_cmp_rev HEAD first &&
+		git checkout -q --detach second &&
+		git rev-parse first >.git/MERGE_HEAD &&
+		test_when_finished "rm -f .git/MERGE_HEAD" &&
+		git change abandon 2>err &&
+		test_grep "another command is in progress" err &&
+		test_cmp_rev HEAD second
+	)
+'
+
+test_expect_success 'change restore brings an abandoned change back to life' '
+	(
+		cd abandon-head &&
+		rm -f .git/MERGE_HEAD &&
+		git checkout -q master &&
+		git change restore third >out &&
+		echo "Restored change metas/third" >expect &&
+		test_cmp expect out &&
+		check_meta_commit metas/third "change restore: third" \
+			c third r "metas/third^{metacommit}^2" &&
+		git change list -v >out &&
+		test_grep ! "metas/third .*abandoned" out &&
+		test_must_fail git change restore third 2>err &&
+		test_grep "change .metas/third. is neither hidden nor abandoned" err
+	)
+'
+
 test_expect_success 'a conflict stops evolve with the conflict in the work tree' '
 	git checkout -q --detach metas/stack-commit-c1 &&
 	echo conflicting >file3 &&
@@ -659,7 +725,9 @@ test_expect_success 'deleted changes are hidden, and restore brings them back' '
 		test_cmp_rev metas/landed landed &&
 		test_must_fail git rev-parse -q --verify refs/hiddenmetas/landed &&
 		test_must_fail git change restore landed 2>err &&
-		test_grep "no hidden change .landed." err &&
+		test_grep "change .metas/landed. is neither hidden nor abandoned" err &&
+		test_must_fail git change restore no-such-change 2>err &&
+		test_grep "no hidden change .no-such-change." err &&
 		git evolve -q upstream &&
 		git change update -c landed -g landed &&
 		test_must_fail git change restore hiddenmetas/landed 2>err &&

@@ -2498,6 +2498,73 @@ int evolve_merge_amend(struct repository *r, struct commit *other,
 	return evolve_move_head_keep_branch(r, &merged, "merge --amend", err);
 }
 
+/*
+ * Whether the commit of `item` is built on an obsolete or abandoned
+ * commit, directly or through the commits of other changes: hg's
+ * "orphan", which "git evolve" moves. Decided for every change at once,
+ * parents first, with a stack of our own (a stack's depth is data); the
+ * orphans go to `orphans`.
+ */
+static void find_orphans(struct evolver *ev, struct oidset *orphans)
+{
+	struct oidset expanded = OIDSET_INIT, decided = OIDSET_INIT;
+	struct evolve_item **stack = NULL;
+	size_t nr = 0, alloc = 0;
+	struct oidmap_iter iter;
+	struct evolve_item *start;
+
+	oidmap_iter_init(&ev->items, &iter);
+	while ((start = oidmap_iter_next(&iter))) {
+		ALLOC_GROW(stack, nr + 1, alloc);
+		stack[nr++] = start;
+		while (nr) {
+			struct evolve_item *item = stack[nr - 1];
+			const struct object_id *oid = &item->commit->object.oid;
+			struct commit_list *p;
+			int orphan = 0;
+
+			if (oidset_contains(&decided, oid)) {
+				nr--;
+				continue;
+			}
+			if (repo_parse_commit(ev->repo, item->commit)) {
+				nr--;
+				oidset_insert(&decided, oid);
+				continue;
+			}
+			if (!oidset_insert(&expanded, oid)) {
+				for (p = item->commit->parents; p; p = p->next) {
+					struct evolve_item *parent =
+						oidmap_get(&ev->items, &p->item->object.oid);
+
+					if (parent &&
+					    !oidset_contains(&expanded, &parent->commit->object.oid)) {
+						ALLOC_GROW(stack, nr + 1, alloc);
+						stack[nr++] = parent;
+					}
+				}
+				continue;
+			}
+			nr--;
+			oidset_insert(&decided, oid);
+			for (p = item->commit->parents; p && !orphan; p = p->next) {
+				const struct object_id *parent_oid = &p->item->object.oid;
+				struct evolve_item *parent =
+					oidmap_get(&ev->items, parent_oid);
+
+				orphan = oidmap_get(&ev->obsolete, parent_oid) ||
+					 (parent && (parent->abandoned ||
+						     oidset_contains(orphans, parent_oid)));
+			}
+			if (orphan)
+				oidset_insert(orphans, oid);
+		}
+	}
+	free(stack);
+	oidset_clear(&expanded);
+	oidset_clear(&decided);
+}
+
 void evolve_change_states(struct repository *r, struct string_list *changes)
 {
 	struct evolver ev;
@@ -2505,10 +2572,12 @@ void evolve_change_states(struct repository *r, struct string_list *changes)
 	struct oidmap_iter iter;
 	struct obsolete_commit *obsolete;
 	struct string_list_item *name;
+	struct oidset orphans = OIDSET_INIT;
 	struct object_id head;
 
 	evolver_init(&ev, r, &err);
 	load_changes(&ev);
+	find_orphans(&ev, &orphans);
 	if (refs_read_ref(get_main_ref_store(r), "HEAD", &head))
 		oidclr(&head, r->hash_algo);
 
@@ -2535,17 +2604,11 @@ void evolve_change_states(struct repository *r, struct string_list *changes)
 			state |= CHANGE_STATE_DIVERGENT;
 		if (item->superseded)
 			state |= CHANGE_STATE_OBSOLETE;
-		if (!repo_parse_commit(r, item->commit) && item->commit->parents) {
-			struct commit *parent = item->commit->parents->item;
-			struct evolve_item *parent_item =
-				oidmap_get(&ev.items, &parent->object.oid);
-
-			if (oidmap_get(&ev.obsolete, &parent->object.oid) ||
-			    (parent_item && parent_item->abandoned))
-				state |= CHANGE_STATE_ORPHAN;
-		}
+		if (oidset_contains(&orphans, &item->commit->object.oid))
+			state |= CHANGE_STATE_ORPHAN;
 		name->util = (void *)state;
 	}
+	oidset_clear(&orphans);
 	evolver_release(&ev);
 	strbuf_release(&err);
 }

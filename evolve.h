@@ -197,7 +197,8 @@ int evolve_merge_amend(struct repository *r, struct commit *other,
 
 /* The state of a change, for "git change list". */
 #define CHANGE_STATE_CURRENT   (1 << 0) /* its commit is HEAD */
-#define CHANGE_STATE_ORPHAN    (1 << 1) /* its parent is obsolete: evolve it */
+/* Built on an obsolete or abandoned commit, maybe through other changes. */
+#define CHANGE_STATE_ORPHAN    (1 << 1)
 #define CHANGE_STATE_DIVERGENT (1 << 2) /* it and another replace one commit */
 #define CHANGE_STATE_ABANDONED (1 << 3) /* its head is an abandoned metacommit */
 #define CHANGE_STATE_OBSOLETE  (1 << 4) /* another change replaces its commit */

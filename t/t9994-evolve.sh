@@ -1086,6 +1086,26 @@ test_expect_success 'branch.<name>.rebase=evolve, shown by remote show' '
 	)
 '
 
+test_expect_success 'every change above a rewritten commit is an orphan' '
+	git init orphans &&
+	(
+		cd orphans &&
+		test_commit base &&
+		test_commit one &&
+		test_commit two &&
+		test_commit three &&
+		git checkout -q --detach one &&
+		test_tick &&
+		git commit -q --amend -m "one, reworded" &&
+		git change list -v >out &&
+		test_grep "metas/one .* one, reworded" out &&
+		test_grep "metas/two .* (orphan) two" out &&
+		test_grep "metas/three .* (orphan) three" out &&
+		test_grep "metas/base .* base" out &&
+		test_grep ! "metas/base .*orphan" out
+	)
+'
+
 test_expect_success 'change list -v and --porcelain show the states' '
 	(
 		cd diverge &&

@@ -2706,15 +2706,18 @@ static int obslog_start(struct repository *r, const char *name,
 	char *ref = NULL;
 	int ret = -1;
 
+	int dwimmed;
+
 	if (!name)
 		name = "HEAD";
-	if (repo_dwim_ref(r, name, strlen(name), head, &ref, 0) == 1 &&
-	    is_change_refname(ref)) {
+	dwimmed = repo_dwim_ref(r, name, strlen(name), head, &ref, 0) == 1;
+	if (dwimmed && is_change_refname(ref)) {
 		ret = 0;
 		goto out;
 	}
+	/* A branch or tag of that name comes first, as for any revision. */
 	strbuf_add_change_refname(&refname, name);
-	if (!check_refname_format(refname.buf, 0) &&
+	if (!dwimmed && !check_refname_format(refname.buf, 0) &&
 	    !refs_read_ref(get_main_ref_store(r), refname.buf, head)) {
 		ret = 0;
 		goto out;
@@ -2722,6 +2725,8 @@ static int obslog_start(struct repository *r, const char *name,
 	if (!repo_get_oid_committish(r, name, &oid) &&
 	    lookup_commit_reference_gently(r, &oid, 1))
 		ret = change_holding(r, &oid, name, head, err);
+	else if (!strcmp(name, "HEAD"))
+		strbuf_addstr(err, _("HEAD does not point to a commit yet"));
 	else
 		strbuf_addf(err, _("change '%s' not found"), name);
 out:

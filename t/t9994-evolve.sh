@@ -1172,7 +1172,19 @@ test_expect_success 'log --obslog lists the versions of a change' '
 		test_must_fail git log --obslog metas/no-such 2>err &&
 		test_grep "change .metas/no-such. not found" err &&
 		test_must_fail git log --obslog --stat 2>err &&
-		test_grep "cannot be used with .--stat." err
+		test_grep "cannot be used with .--stat." err &&
+
+		# a branch named like a change is the branch, as in any revision
+		git branch -f test unrelated &&
+		test_must_fail git log --obslog test 2>err &&
+		test_grep "test is not the commit of a change" err &&
+		git log --obslog metas/test >actual &&
+		test_cmp expect actual &&
+		git branch -D test &&
+		git checkout -q --orphan unborn &&
+		test_must_fail git log --obslog 2>err &&
+		test_grep "HEAD does not point to a commit yet" err &&
+		git checkout -q --detach unrelated
 	)
 '
 

@@ -18,11 +18,13 @@
 #include "hex.h"
 #include "metacommit.h"
 #include "object-name.h"
+#include "odb.h"
 #include "parse-options.h"
 #include "pretty.h"
 #include "ref-filter.h"
 #include "refs.h"
 #include "repository.h"
+#include "shallow.h"
 #include "string-list.h"
 #include "strbuf.h"
 #include "wildmatch.h"
@@ -134,15 +136,23 @@ static void print_verbose(struct repository *repo, const char *refname,
 		return;
 	peel_change_head(repo, refname, &oid);
 	content = lookup_commit_reference_gently(repo, &oid, 1);
-	if (!content)
-		return;
 	add_states(&states, state, 0);
+	if (!content) {
+		/* Listed all the same: a shallow clone has changes like that. */
+		if (states.len)
+			strbuf_addstr(&states, ", ");
+		strbuf_addstr(&states, is_repository_shallow(repo) ?
+			      _("beyond the shallow boundary") : _("missing"));
+	}
 	strbuf_addf(&line, "%c %-*s %s ", state & CHANGE_STATE_CURRENT ? '*' : ' ',
 		    width, display_name(refname),
 		    repo_find_unique_abbrev(repo, &oid, DEFAULT_ABBREV));
 	if (states.len)
 		strbuf_addf(&line, "(%s) ", states.buf);
-	repo_format_commit_message(repo, content, "%s", &line, &ctx);
+	if (content)
+		repo_format_commit_message(repo, content, "%s", &line, &ctx);
+	else
+		strbuf_rtrim(&line);
 	printf("%s\n", line.buf);
 	strbuf_release(&states);
 	strbuf_release(&line);
@@ -159,6 +169,8 @@ static void print_porcelain(struct repository *repo, const char *refname,
 	oidcpy(&content, &head);
 	peel_change_head(repo, refname, &content);
 	add_states(&states, state, 1);
+	if (!odb_has_object(repo->objects, &content, 0))
+		strbuf_addstr(&states, states.len ? ",missing" : "missing");
 	printf("%s %s %s %s\n", refname, oid_to_hex(&head), oid_to_hex(&content),
 	       states.len ? states.buf : "-");
 	strbuf_release(&states);

@@ -1306,6 +1306,40 @@ test_expect_success 'log --obslog --graph draws which version replaced which' '
 	)
 '
 
+test_expect_success 'a shallow clone says which changes hold commits beyond its boundary' '
+	git init shallow-src &&
+	(
+		cd shallow-src &&
+		test_commit one &&
+		test_commit two &&
+		test_commit three &&
+		git checkout -q --detach two &&
+		test_tick &&
+		git commit -q --amend -m "two, reworded" &&
+		git checkout -q master
+	) &&
+	git clone -q --depth 1 "file://$(pwd)/shallow-src" shallow &&
+	(
+		cd shallow &&
+		git config --add remote.origin.fetch \
+			"+refs/metas/*:refs/remotes/origin/metas/*" &&
+		git fetch -q --depth 1 origin &&
+		git fsck 2>err &&
+		test_must_be_empty err &&
+		git change list -r -v >out &&
+		test_grep "origin/metas/two *[0-9a-f]* (beyond the shallow boundary)\$" out &&
+		test_grep "origin/metas/three *[0-9a-f]* three\$" out &&
+		git change list -r --porcelain >out &&
+		test_grep "^refs/remotes/origin/metas/two .* missing\$" out &&
+		test_must_fail git checkout -q origin/metas/two 2>err &&
+		test_grep "origin/metas/two. is beyond the shallow boundary" err &&
+		test_cmp_rev HEAD origin/master &&
+		git fetch -q --deepen=1 origin &&
+		git checkout -q origin/metas/two 2>err &&
+		test_must_be_empty err
+	)
+'
+
 test_expect_success 'changes travel by push and fetch, fsck on both sides' '
 	git init -q --bare share.git &&
 	git -C share.git config receive.fsckObjects true &&

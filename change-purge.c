@@ -9,12 +9,14 @@
 #include "change-purge.h"
 #include "change-table.h"
 #include "commit.h"
+#include "evolve.h"
 #include "gettext.h"
 #include "hex.h"
 #include "metacommit.h"
 #include "object.h"
 #include "oidmap.h"
 #include "oidset.h"
+#include "odb.h"
 #include "refs.h"
 #include "repository.h"
 #include "strbuf.h"
@@ -84,10 +86,12 @@ static struct purge_node *node_of(struct purge *p, const struct object_id *oid)
 	oidcpy(&node->entry.oid, oid);
 	oidcpy(&node->new, oid);
 	node->data = (struct metacommit_data)METACOMMIT_DATA_INIT;
-	type = commit ? parse_metacommit(p->repo, commit, &node->data, &err) : -1;
+	type = commit && odb_has_object(p->repo->objects, oid, 0) ?
+	       parse_metacommit(p->repo, commit, &node->data, &err) : -1;
 	strbuf_release(&err);
 	if (type == METACOMMIT_TYPE_NONE ||
-	    (type < 0 && (!commit || !is_metacommit(p->repo, commit)))) {
+	    (type < 0 && (!commit || !commit->object.parsed ||
+			  !is_metacommit(p->repo, commit)))) {
 		/* A plain commit, or what cannot be read: a version. */
 		free_node(node);
 		oidset_insert(&p->plain, oid);
@@ -186,7 +190,8 @@ static int rewrite_node(struct purge *p, struct purge_node *node,
 	for (size_t i = 0; i < node->data.origin.nr; i++)
 		reaches |= rewrite_parent(p, &node->data.origin.oid[i],
 					  &data.origin);
-	node->reaches = reaches || is_erased(p, &node->data.content);
+	/* is_erased() first: it notes the version as met. */
+	node->reaches = is_erased(p, &node->data.content) || reaches;
 
 	if (oidset_contains(&p->erase, &node->data.content)) {
 		/* What replaced it replaces what it replaced; no origin. */
@@ -372,6 +377,12 @@ int purge_versions(struct repository *r, const struct purge_options *opts,
 	struct object_id *heads = NULL, *remote_heads = NULL;
 	int ret = -1;
 
+	/* Its --abort would put back what the purge erased. */
+	if (change_command_in_progress(r) || evolve_in_progress(r)) {
+		strbuf_addstr(err, _("a rebase, am, cherry-pick, revert or evolve is "
+				     "in progress; finish or abort it before purging"));
+		return -1;
+	}
 	oidmap_init(&p.nodes, 0);
 	for (size_t i = 0; i < opts->versions->nr; i++)
 		oidset_insert(&p.erase, &opts->versions->oid[i]);

@@ -2337,35 +2337,18 @@ struct commit *evolve_newest_parent(struct repository *r, struct commit *commit,
 }
 
 /* Move HEAD, and the branch it is on, to `oid`, with the work tree. */
-static int evolve_move_head_keep_branch(struct repository *r,
-					const struct object_id *oid,
-					const char *action, struct strbuf *err)
-{
-	struct reset_head_opts opts = {
-		.oid = oid,
-		.default_reflog_action = action,
-	};
-
-	if (reset_head(r, &opts)) {
-		strbuf_addf(err, _("could not check out %s"), oid_to_hex(oid));
-		return -1;
-	}
-	return 0;
-}
-
 /*
  * Move HEAD to `oid` as "git checkout" does (local modifications are kept
- * if they do not conflict): detached, or, with `branch` (a refname), with
- * that branch moved there and checked out.
+ * if they do not conflict): detached if `detach`, else through HEAD, so
+ * that the branch it is on moves, from the value it has now.
  */
 static int move_head(struct repository *r, const struct object_id *oid,
-		     const char *branch, const char *action, struct strbuf *err)
+		     int detach, const char *action, struct strbuf *err)
 {
 	struct reset_head_opts opts = {
 		.oid = oid,
-		.branch = branch,
 		.flags = RESET_HEAD_RUN_POST_CHECKOUT_HOOK |
-			 (branch ? 0 : RESET_HEAD_DETACH),
+			 (detach ? RESET_HEAD_DETACH : 0),
 		.default_reflog_action = action,
 	};
 
@@ -2384,7 +2367,7 @@ static int move_head(struct repository *r, const struct object_id *oid,
 int evolve_move_head(struct repository *r, struct commit *to,
 		     const char *action, struct strbuf *err)
 {
-	return move_head(r, &to->object.oid, NULL, action, err);
+	return move_head(r, &to->object.oid, 1, action, err);
 }
 
 /*
@@ -2495,7 +2478,7 @@ int evolve_merge_amend(struct repository *r, struct commit *other,
 		return -1;
 	if (record_merged_versions(r, head, other, &merged, "merge --amend", err))
 		return -1;
-	return evolve_move_head_keep_branch(r, &merged, "merge --amend", err);
+	return move_head(r, &merged, 0, "merge --amend", err);
 }
 
 /*
@@ -2634,8 +2617,6 @@ int abandon_and_leave(struct repository *r, const struct object_id *commit,
 {
 	struct object_id head_oid;
 	struct commit *abandoned;
-	const char *branch;
-	int flags;
 
 	*head = ABANDON_HEAD_ELSEWHERE;
 	if (abandon_change(r, commit, changes, err))
@@ -2653,14 +2634,12 @@ int abandon_and_leave(struct repository *r, const struct object_id *commit,
 		return 0;
 	}
 	*head = ABANDON_HEAD_MOVED;
-	branch = refs_resolve_ref_unsafe(get_main_ref_store(r), "HEAD", 0,
-					 NULL, &flags);
-	if (!branch || !(flags & REF_ISSYMREF) ||
-	    !starts_with(branch, "refs/heads/"))
-		branch = NULL;
-	if (move_head(r, &abandoned->parents->item->object.oid, branch,
+	if (move_head(r, &abandoned->parents->item->object.oid, 0,
 		      "change abandon", err)) {
-		strbuf_addstr(err, _("; the change is abandoned"));
+		strbuf_reset(err);
+		strbuf_addf(err, _("the change is abandoned, but HEAD could not "
+				   "be moved to the parent of %s"),
+			    repo_find_unique_abbrev(r, commit, DEFAULT_ABBREV));
 		return -1;
 	}
 	return 0;
@@ -2710,7 +2689,7 @@ static int obslog_start(struct repository *r, const char *name,
 
 	if (!name)
 		name = "HEAD";
-	dwimmed = repo_dwim_ref(r, name, strlen(name), head, &ref, 0) == 1;
+	dwimmed = repo_dwim_ref(r, name, strlen(name), head, &ref, 0) > 0;
 	if (dwimmed && is_change_refname(ref)) {
 		ret = 0;
 		goto out;

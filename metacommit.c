@@ -587,6 +587,14 @@ static char *abortable_state_dir(struct repository *r)
 	return NULL;
 }
 
+int change_command_in_progress(struct repository *r)
+{
+	char *dir = abortable_state_dir(r);
+
+	free(dir);
+	return !!dir;
+}
+
 /*
  * The file of the rebase (or am, cherry-pick, revert) in progress where
  * the changes it moves are saved as they were, for its --abort, open for
@@ -1965,6 +1973,9 @@ int expire_hidden_changes(struct repository *r, timestamp_t expire,
 	size_t nr = 0;
 	int ret = 0;
 
+	/* Its --abort would bring them back: wait for the next gc. */
+	if (change_command_in_progress(r))
+		return 0;
 	change_refnames(r, CHANGE_KIND_HIDDEN, &refnames);
 	ALLOC_ARRAY(oids, refnames.nr);
 	CALLOC_ARRAY(moves, refnames.nr);

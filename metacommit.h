@@ -332,8 +332,15 @@ int restore_change(struct repository *r, const char *name,
 		   struct strbuf *restored, struct strbuf *err);
 
 /*
+ * Whether a rebase, am, cherry-pick or revert is in progress, whose --abort
+ * restores the changes as they were when it started.
+ */
+int change_command_in_progress(struct repository *r);
+
+/*
  * "git gc": delete, in one transaction, the hidden changes hidden before
- * `expire`, so that the versions only they keep can be pruned. When a
+ * `expire`, so that the versions only they keep can be pruned (nothing
+ * while change_command_in_progress(): its --abort would restore them). When a
  * change was hidden is the date of the newest entry of its reflog or,
  * without one, the committer date of its metacommit; a change neither
  * dates is kept. Appends the refnames deleted to `expired` unless it is

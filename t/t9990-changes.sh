@@ -812,6 +812,35 @@ test_expect_success 'change purge --force erases the content of a change' '
 	)
 '
 
+test_expect_success 'change purge of several versions at once; not during a rebase' '
+	git init purge-many &&
+	(
+		cd purge-many &&
+		GIT_TEST_ENABLE_CHANGES=true &&
+		export GIT_TEST_ENABLE_CHANGES &&
+		test_commit base &&
+		test_commit --no-tag v1 &&
+		v1=$(git rev-parse HEAD) &&
+		test_tick &&
+		git commit -q --amend -m v2 &&
+		v2=$(git rev-parse HEAD) &&
+		test_tick &&
+		git commit -q --amend -m v3 &&
+		mkdir .git/rebase-merge &&
+		test_must_fail git change purge $v1 2>err &&
+		test_grep "finish or abort it before purging" err &&
+		rmdir .git/rebase-merge &&
+		git change purge $v1 $v2 >out 2>err &&
+		echo "Rewrote change metas/v1" >expect &&
+		test_cmp expect out &&
+		test_must_be_empty err &&
+		test_cmp_rev metas/v1 HEAD &&
+		git for-each-ref --format="%(objectname)" refs/metas/v1 >actual &&
+		git rev-parse HEAD >expect &&
+		test_cmp expect actual
+	)
+'
+
 test_expect_success 'change purge: usage and bad input' '
 	test_expect_code 129 git -C purge change purge 2>err &&
 	test_grep "usage: git change purge" err &&

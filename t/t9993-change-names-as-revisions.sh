@@ -213,6 +213,9 @@ test_expect_success 'checkout, switch, reset, branch, rebase, replay, merge, wor
 	test_grep "cannot merge .metas/first-version^{metacommit}.: it is a metacommit" err &&
 	test_must_fail git merge --squash "metas/first-version^{metacommit}" 2>err &&
 	test_grep "cannot merge .metas/first-version^{metacommit}.: it is a metacommit" err &&
+	git fetch -q . refs/metas/first-version &&
+	test_must_fail git merge FETCH_HEAD 2>err &&
+	test_grep "cannot merge .$(git rev-parse "metas/first-version^{metacommit}").: it is a metacommit" err &&
 	test_path_is_missing .git/MERGE_HEAD &&
 	test_must_fail git evolve "metas/first-version^{metacommit}" 2>err &&
 	test_grep "${SQ}metas/first-version^{metacommit}${SQ} is a metacommit" err &&

@@ -760,6 +760,10 @@ test_expect_success 'gc deletes the changes hidden longer than gc.hiddenChangesE
 			-c gc.reflogExpireUnreachable=now gc -q --prune=now &&
 		git rev-parse --verify -q refs/hiddenmetas/add-parser &&
 		git reflog expire --expire=now --all &&
+		mkdir .git/rebase-merge &&
+		git -c gc.hiddenChangesExpire=now gc -q &&
+		git rev-parse --verify -q refs/hiddenmetas/add-parser &&
+		rmdir .git/rebase-merge &&
 		git -c gc.hiddenChangesExpire=now gc -q --prune=now &&
 		test_must_fail git rev-parse --verify -q refs/hiddenmetas/add-parser &&
 		test_must_fail git cat-file -e $blob &&

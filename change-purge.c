@@ -41,7 +41,6 @@ struct purge_node {
 
 struct purge {
 	struct repository *repo;
-	const struct purge_options *opts;
 	struct oidset erase;
 	/* The versions met: the others are reported as not found. */
 	struct oidset met;
@@ -367,7 +366,6 @@ int purge_versions(struct repository *r, const struct purge_options *opts,
 {
 	struct purge p = {
 		.repo = r,
-		.opts = opts,
 		.erase = OIDSET_INIT,
 		.met = OIDSET_INIT,
 		.plain = OIDSET_INIT,

@@ -2336,7 +2336,6 @@ struct commit *evolve_newest_parent(struct repository *r, struct commit *commit,
 	return parent;
 }
 
-/* Move HEAD, and the branch it is on, to `oid`, with the work tree. */
 /*
  * Move HEAD to `oid` as "git checkout" does (local modifications are kept
  * if they do not conflict): detached if `detach`, else through HEAD, so
@@ -2683,9 +2682,7 @@ static int obslog_start(struct repository *r, const char *name,
 	struct strbuf refname = STRBUF_INIT;
 	struct object_id oid;
 	char *ref = NULL;
-	int ret = -1;
-
-	int dwimmed;
+	int dwimmed, ret = -1;
 
 	if (!name)
 		name = "HEAD";

@@ -1963,12 +1963,11 @@ static timestamp_t hidden_change_date(struct repository *r, const char *refname,
 }
 
 int expire_hidden_changes(struct repository *r, timestamp_t expire,
-			  struct string_list *expired, struct strbuf *err)
+			  struct strbuf *err)
 {
 	struct ref_store *refs = get_main_ref_store(r);
 	struct string_list refnames = STRING_LIST_INIT_DUP;
-	struct object_id *oids = NULL;
-	struct change_move *moves = NULL;
+	struct ref_move *moves = NULL;
 	struct string_list_item *item;
 	size_t nr = 0;
 	int ret = 0;
@@ -1977,29 +1976,24 @@ int expire_hidden_changes(struct repository *r, timestamp_t expire,
 	if (change_command_in_progress(r))
 		return 0;
 	change_refnames(r, CHANGE_KIND_HIDDEN, &refnames);
-	ALLOC_ARRAY(oids, refnames.nr);
 	CALLOC_ARRAY(moves, refnames.nr);
 	for_each_string_list_item(item, &refnames) {
+		struct ref_move *move = &moves[nr];
 		timestamp_t date;
 
-		if (refs_read_ref(refs, item->string, &oids[nr]))
+		if (refs_read_ref(refs, item->string, &move->old))
 			continue;
 		/* A change that cannot be dated is kept. */
-		date = hidden_change_date(r, item->string, &oids[nr]);
+		date = hidden_change_date(r, item->string, &move->old);
 		if (!date || date >= expire)
 			continue;
-		moves[nr].refname = item->string;
-		moves[nr].old = &oids[nr];
-		moves[nr].new = null_oid(r->hash_algo);
+		move->refname = item->string;
+		oidclr(&move->new, r->hash_algo);
 		nr++;
 	}
 	if (nr)
-		ret = commit_change_moves(r, moves, nr, 0, "gc: expire hidden change",
-					  err);
-	for (size_t i = 0; expired && !ret && i < nr; i++)
-		string_list_append(expired, moves[i].refname);
+		ret = move_changes(r, moves, nr, "gc: expire hidden change", err);
 	free(moves);
-	free(oids);
 	string_list_clear(&refnames, 0);
 	return ret;
 }

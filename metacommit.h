@@ -343,11 +343,10 @@ int change_command_in_progress(struct repository *r);
  * while change_command_in_progress(): its --abort would restore them). When a
  * change was hidden is the date of the newest entry of its reflog or,
  * without one, the committer date of its metacommit; a change neither
- * dates is kept. Appends the refnames deleted to `expired` unless it is
- * NULL. Returns 0, or -1 with a message in `err`.
+ * dates is kept. Returns 0, or -1 with a message in `err`.
  */
 int expire_hidden_changes(struct repository *r, timestamp_t expire,
-			  struct string_list *expired, struct strbuf *err);
+			  struct strbuf *err);
 
 /*
  * "git change copy": the design's third way out of divergence. The change

@@ -2968,6 +2968,65 @@ int obslog_rebased_tree(struct repository *r, struct commit *older,
 	return ret;
 }
 
+/* The message of `commit`, after its header; "" if it has none. */
+static const char *commit_message(const char *buffer)
+{
+	const char *message = strstr(buffer, "\n\n");
+
+	return message ? message + 2 : "";
+}
+
+static int same_author(const char *a_buffer, const char *b_buffer)
+{
+	size_t a_len = 0, b_len = 0;
+	const char *a = find_commit_header(a_buffer, "author", &a_len);
+	const char *b = find_commit_header(b_buffer, "author", &b_len);
+
+	if (!a || !b)
+		return !a && !b;
+	return a_len == b_len && !memcmp(a, b, a_len);
+}
+
+static int same_parents(struct commit *a, struct commit *b)
+{
+	struct commit_list *p = a->parents, *q = b->parents;
+
+	for (; p && q; p = p->next, q = q->next)
+		if (p->item != q->item)
+			return 0;
+	return !p && !q;
+}
+
+unsigned obslog_changes(struct repository *r, const struct obslog_entry *entry)
+{
+	struct commit *newer, *older;
+	const char *newer_buffer, *older_buffer;
+	struct object_id tree;
+	unsigned changes = 0;
+
+	if (is_null_oid(&entry->previous) ||
+	    !(newer = lookup_commit_reference_gently(r, &entry->commit, 1)) ||
+	    !(older = lookup_commit_reference_gently(r, &entry->previous, 1)) ||
+	    repo_parse_commit(r, newer) || repo_parse_commit(r, older))
+		return 0;
+
+	if (!same_parents(older, newer))
+		changes |= OBSLOG_CHANGED_PARENT;
+	if (obslog_rebased_tree(r, older, newer, &tree) ||
+	    !oideq(&tree, get_commit_tree_oid(newer)))
+		changes |= OBSLOG_CHANGED_CONTENT;
+
+	newer_buffer = repo_get_commit_buffer(r, newer, NULL);
+	older_buffer = repo_get_commit_buffer(r, older, NULL);
+	if (strcmp(commit_message(newer_buffer), commit_message(older_buffer)))
+		changes |= OBSLOG_CHANGED_MESSAGE;
+	if (!same_author(newer_buffer, older_buffer))
+		changes |= OBSLOG_CHANGED_AUTHOR;
+	repo_unuse_commit_buffer(r, older, older_buffer);
+	repo_unuse_commit_buffer(r, newer, newer_buffer);
+	return changes;
+}
+
 void obslog_entries_release(struct obslog_entry *entries, size_t nr)
 {
 	for (size_t i = 0; i < nr; i++) {

@@ -255,6 +255,23 @@ void obslog_entries_release(struct obslog_entry *entries, size_t nr);
 int obslog_rebased_tree(struct repository *r, struct commit *older,
 			struct commit *newer, struct object_id *tree);
 
+/* What a version changed from the version it replaced. */
+enum obslog_change {
+	OBSLOG_CHANGED_PARENT = (1 << 0),
+	OBSLOG_CHANGED_CONTENT = (1 << 1),
+	OBSLOG_CHANGED_MESSAGE = (1 << 2),
+	OBSLOG_CHANGED_AUTHOR = (1 << 3),
+};
+
+/*
+ * What `entry` changed from the (first) version it replaced, as
+ * OBSLOG_CHANGED_* flags (0 for a first version, or one that cannot be
+ * read). The content counts as changed only if it differs after the older
+ * version is rebased onto the newer one's parent (obslog_rebased_tree()),
+ * so a rebase alone changes only the parent.
+ */
+unsigned obslog_changes(struct repository *r, const struct obslog_entry *entry);
+
 /*
  * "git change forget": delete the changes `names` (refnames, each `util`
  * its expected object name) in one transaction. Unless `force`, refuse to

@@ -28,15 +28,22 @@ repo=$work/repo
 	"$patched" gc -q
 )
 change=$("$patched" -C "$repo" change list)
-test "$("$patched" -C "$repo" log --obslog | wc -l)" = "$n" || {
+test "$("$patched" -C "$repo" log --obslog --oneline | wc -l)" = "$n" || {
 	echo "git log --obslog does not show the $n versions" >&2
 	exit 1
 }
 
 time_both "$vanilla -C $repo log --oneline refs/$change" \
-	"$patched -C $repo log --obslog $change"
+	"$patched -C $repo log --obslog --oneline $change"
 printf '%-44s %10s\n' command median/ms \
 	"vanilla log --oneline refs/$change" "$v" \
+	"patched log --obslog --oneline $change" "$p" \
+	ratio "$(ratio "$v" "$p")"
+# By default each version also says what it changed from the previous one.
+time_both "$vanilla -C $repo log refs/$change" \
+	"$patched -C $repo log --obslog $change"
+printf '%-44s %10s\n' \
+	"vanilla log refs/$change" "$v" \
 	"patched log --obslog $change" "$p" \
 	ratio "$(ratio "$v" "$p")"
 echo "($n versions, $(runs_note))"

@@ -620,7 +620,7 @@ test_expect_success 'log --obslog reports a cycle of versions instead of failing
 		# The first version now reads as the newest metacommit, which
 		# replaces the second version, which replaces the first.
 		git replace first "metas/first^{metacommit}" &&
-		git log --obslog >out 2>err &&
+		git log --obslog --oneline >out 2>err &&
 		test_grep "replace each other in a cycle" err &&
 		test_line_count = 3 out &&
 		git log --obslog --graph >out 2>err &&

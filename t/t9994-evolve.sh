@@ -1149,21 +1149,21 @@ test_expect_success 'log --obslog lists the versions of a change' '
 		second=$(git rev-parse HEAD) &&
 		test_tick &&
 		git commit -q --amend -m "This is a test, reworded" &&
-		git log --obslog >actual &&
+		git log --obslog --oneline >actual &&
 		cat >expect <<-EOF &&
 		$(git rev-parse --short HEAD) commit (amend): This is a test, reworded
 		$(git rev-parse --short $second) commit (amend): This is a test
 		$(git rev-parse --short $first) This is a test
 		EOF
 		test_cmp expect actual &&
-		git log --obslog metas/test >actual.named &&
+		git log --obslog --oneline metas/test >actual.named &&
 		test_cmp expect actual.named &&
 
 		# a branch or a commit: the change that holds it
 		git branch topic &&
-		git log --obslog topic >actual.branch &&
+		git log --obslog --oneline topic >actual.branch &&
 		test_cmp expect actual.branch &&
-		git log --obslog $(git rev-parse HEAD) >actual.commit &&
+		git log --obslog --oneline $(git rev-parse HEAD) >actual.commit &&
 		test_cmp expect actual.commit &&
 
 		git checkout -q --detach HEAD^0 &&
@@ -1175,20 +1175,72 @@ test_expect_success 'log --obslog lists the versions of a change' '
 		test_grep "unrelated is not the commit of a change" err &&
 		test_must_fail git log --obslog metas/no-such 2>err &&
 		test_grep "change .metas/no-such. not found" err &&
-		test_must_fail git log --obslog --stat 2>err &&
-		test_grep "cannot be used with .--stat." err &&
+		test_must_fail git log --obslog --all 2>err &&
+		test_grep "takes only display options" err &&
+		test_must_fail git log --obslog --reverse 2>err &&
+		test_grep "takes only display options" err &&
+		test_must_fail git log --obslog -- bar.txt 2>err &&
+		test_grep "cannot be limited to paths" err &&
+		test_must_fail git log --obslog --no-such-option 2>err &&
+		test_grep "unrecognized argument: --no-such-option" err &&
 
 		# a branch named like a change is the branch, as in any revision
 		git branch -f test unrelated &&
 		test_must_fail git log --obslog test 2>err &&
 		test_grep "test is not the commit of a change" err &&
-		git log --obslog metas/test >actual &&
+		git log --obslog --oneline metas/test >actual &&
 		test_cmp expect actual &&
 		git branch -D test &&
 		git checkout -q --orphan unborn &&
 		test_must_fail git log --obslog 2>err &&
 		test_grep "HEAD does not point to a commit yet" err &&
 		git checkout -q --detach unrelated
+	)
+'
+
+test_expect_success 'log --obslog shows who made each version, when, and what it changed' '
+	(
+		cd obslog &&
+		git checkout -q metas/test &&
+		git log --obslog --oneline --no-abbrev-commit >versions &&
+		v3=$(sed -n "1s/ .*//p" versions) &&
+		v2=$(sed -n "2s/ .*//p" versions) &&
+		v1=$(sed -n "3s/ .*//p" versions) &&
+		git log --obslog --date=short >actual &&
+		cat >expect <<-EOF &&
+		$(git rev-parse --short HEAD) commit (amend): This is a test, reworded
+		    Commit:     $GIT_COMMITTER_NAME <$GIT_COMMITTER_EMAIL>
+		    CommitDate: 2005-04-07
+		    Changed:    message
+
+		$(git rev-parse --short $v2) commit (amend): This is a test
+		    Commit:     $GIT_COMMITTER_NAME <$GIT_COMMITTER_EMAIL>
+		    CommitDate: 2005-04-07
+		    Changed:    content
+
+		$(git rev-parse --short $v1) This is a test
+		    Commit:     $GIT_COMMITTER_NAME <$GIT_COMMITTER_EMAIL>
+		    CommitDate: 2005-04-07
+		EOF
+		test_cmp expect actual &&
+
+		git log --obslog --format="%h %s" -n 2 >actual &&
+		git log --no-walk=unsorted --format="%h %s" $v3 $v2 >expect &&
+		test_cmp expect actual &&
+
+		git log --obslog --oneline --stat >actual &&
+		cat >expect <<-EOF &&
+		$(git rev-parse --short HEAD) commit (amend): This is a test, reworded
+		$(git rev-parse --short $v2) commit (amend): This is a test
+		 bar.txt | 1 +
+		 1 file changed, 1 insertion(+)
+		$(git rev-parse --short $v1) This is a test
+		EOF
+		test_cmp expect actual &&
+
+		git log --obslog --pretty=medium -n 1 >actual &&
+		test_grep "^Author: " actual &&
+		test_grep "^    This is a test, reworded" actual
 	)
 '
 
@@ -1217,7 +1269,9 @@ test_expect_success 'log --obslog -p shows the edits, not what a rebase brought'
 		git checkout -q metas/work &&
 		test_tick &&
 		git rebase -q up &&
-		git log --obslog -p >actual &&
+		git log --obslog -n 1 >actual &&
+		test_grep "^    Changed: *parent\$" actual &&
+		git log --obslog --oneline -p >actual &&
 		sed -e "s/^index .*/index/" actual >actual.cleaned &&
 		cat >expect <<-EOF &&
 		$(git rev-parse --short HEAD) rebase: the work
@@ -1258,7 +1312,7 @@ test_expect_success 'log --obslog follows both sides of a merge --amend' '
 	(
 		cd merge-amend &&
 		git checkout -q metas/bar &&
-		git log --obslog >actual &&
+		git log --obslog --oneline >actual &&
 		test_grep "merge --amend: bar and bam" actual &&
 		test_grep "commit (amend): bar and baz" actual &&
 		test_grep "commit (amend): bar and bam" actual &&
@@ -1271,7 +1325,7 @@ test_expect_success 'log --obslog --graph draws which version replaced which' '
 	(
 		cd merge-amend &&
 		git checkout -q metas/bar &&
-		git log --obslog --graph >actual.raw &&
+		git log --obslog --oneline --graph >actual.raw &&
 		sed -e "s/ *\$//" actual.raw >actual &&
 		cat >expect <<-EOF &&
 		*   $(git rev-parse --short HEAD) merge --amend: bar and bam
@@ -1283,7 +1337,7 @@ test_expect_success 'log --obslog --graph draws which version replaced which' '
 		EOF
 		test_cmp expect actual &&
 
-		git log --obslog --graph -p >actual.raw &&
+		git log --obslog --oneline --graph -p >actual.raw &&
 		sed -e "s/ *\$//" actual.raw >actual &&
 		cat >expect <<-EOF &&
 		*   $(git rev-parse --short HEAD) merge --amend: bar and bam
@@ -1304,7 +1358,7 @@ test_expect_success 'log --obslog --graph draws which version replaced which' '
 		EOF
 		test_cmp expect actual &&
 
-		git log --obslog --graph metas/foo >actual &&
+		git log --obslog --oneline --graph metas/foo >actual &&
 		echo "* $(git rev-parse --short A) foo" >expect &&
 		test_cmp expect actual
 	)

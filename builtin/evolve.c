@@ -147,6 +147,8 @@ int cmd_evolve(int argc, const char **argv, const char *prefix,
 		if (!quiet || opts.dry_run)
 			print_step(&result.steps[i]);
 	}
+	/* What was done is told before what stopped it, even through a pipe. */
+	fflush(stdout);
 	print_skipped_refs(&result.skipped_refs);
 	if (ret > 0) {
 		error("%s", err.buf);

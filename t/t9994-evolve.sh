@@ -341,6 +341,27 @@ test_expect_success 'a conflict stops evolve with the conflict in the work tree'
 	test_path_is_dir .git/evolve
 '
 
+test_expect_success 'what evolve did is told before the conflict that stopped it' '
+	git init told-before &&
+	(
+		cd told-before &&
+		test_commit --no-tag bottom f1 one &&
+		test_commit --no-tag middle f2 &&
+		test_commit --no-tag top f1 two &&
+		git checkout -q metas/bottom &&
+		echo three >f1 &&
+		test_tick &&
+		git commit -q -a --amend --no-edit &&
+		# stdout and stderr into one file, as through a pipe
+		test_must_fail git evolve >out 2>&1 &&
+		head -n 1 out >first &&
+		echo "rebasing metas/middle onto metas/bottom" >expect &&
+		test_cmp expect first &&
+		test_grep "^error: could not rebase metas/top onto metas/middle" out &&
+		git evolve --abort
+	)
+'
+
 test_expect_success 'a stopped evolve must be resumed or aborted' '
 	test_must_fail git evolve 2>err &&
 	test_grep "an evolve is in progress" err &&

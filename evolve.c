@@ -197,6 +197,52 @@ int evolve_in_progress(struct repository *r)
 	return ret;
 }
 
+/*
+ * The change whose commit is `commit`, as users write it ("metas/foo"; the
+ * first by name if several hold it), or else its abbreviated object name.
+ * The content index tells which changes may hold it, so that this costs
+ * the same however many changes there are; a change that only came by
+ * fetch is not found there.
+ */
+static char *name_commit(struct repository *r, const struct object_id *commit)
+{
+	struct string_list listed = STRING_LIST_INIT_DUP;
+	struct string_list_item *name;
+	char *ret = NULL;
+
+	content_index_listed(r, NULL, commit, &listed);
+	string_list_sort(&listed);
+	for_each_string_list_item(name, &listed) {
+		struct object_id content;
+
+		if (refs_read_ref(get_main_ref_store(r), name->string, &content))
+			continue;
+		peel_change_head(r, name->string, &content);
+		if (oideq(&content, commit)) {
+			ret = xstrdup(name->string + strlen("refs/"));
+			break;
+		}
+	}
+	string_list_clear(&listed, 0);
+	if (!ret)
+		ret = xstrdup(repo_find_unique_abbrev(r, commit, DEFAULT_ABBREV));
+	return ret;
+}
+
+int evolve_describe_stop(struct repository *r, char **current, char **onto)
+{
+	struct object_id oid;
+
+	*current = *onto = NULL;
+	if (!evolve_in_progress(r))
+		return 0;
+	if (!read_state_oid(r, "current", &oid))
+		*current = name_commit(r, &oid);
+	if (!read_state_oid(r, "onto", &oid))
+		*onto = xstrdup(repo_find_unique_abbrev(r, &oid, DEFAULT_ABBREV));
+	return 1;
+}
+
 static void remove_state(struct repository *r)
 {
 	struct strbuf path = STRBUF_INIT;

@@ -142,6 +142,16 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 int evolve_in_progress(struct repository *r);
 
 /*
+ * For "git status": whether an evolve is stopped and, as far as its
+ * state says, where: `current` is set to the change whose rebase
+ * conflicted ("metas/foo", or the abbreviated object name of a commit
+ * without a change) and `onto` to the abbreviated object name of the
+ * commit it goes onto, both newly allocated, or to NULL if that file of
+ * the state is missing or damaged. Never dies.
+ */
+int evolve_describe_stop(struct repository *r, char **current, char **onto);
+
+/*
  * Abandon a stopped evolve: HEAD, the working tree and the index go back
  * to where they were before it started (local modifications included),
  * and so do the changes that resolving divergences moved before it

@@ -55,6 +55,32 @@ commit_the_file () {
 	git commit -q -m "the file"
 }
 
+# In a new repository $1, on branch "main": "the file" (commit_the_file),
+# "edit three" on it and "top" on that; then "the file" amended to
+# conflict with "edit three", and evolve stopped on that conflict, with
+# HEAD detached at the amended "the file". Sets $edit (the commit of
+# "edit three") and $onto (the amended "the file").
+stop_evolve_in () {
+	git init -q -b main "$1" &&
+	(
+		cd "$1" &&
+		commit_the_file &&
+		test_write_lines 1 2 three 4 5 >file &&
+		test_tick &&
+		git commit -q -a -m "edit three" &&
+		test_commit --no-tag top top.t &&
+		git checkout -q --detach metas/file &&
+		test_write_lines 1 2 THREE 4 5 >file &&
+		test_tick &&
+		git commit -q -a --amend --no-edit &&
+		git checkout -q main &&
+		test_must_fail git evolve 2>err &&
+		test_grep "could not rebase metas/edit-three onto metas/file" err
+	) &&
+	edit=$(git -C "$1" rev-parse metas/edit-three) &&
+	onto=$(git -C "$1" rev-parse HEAD)
+}
+
 log_metas_transactions () {
 	rm -f .git/transactions &&
 	write_script .git/hooks/reference-transaction <<-\EOF
@@ -1902,6 +1928,92 @@ test_expect_success '--abort after a follow-up merge was squashed restores every
 		git evolve --abort &&
 		git for-each-ref >refs.after &&
 		test_cmp refs.before refs.after
+	)
+'
+
+test_expect_success 'status explains a stopped evolve, with its hints' '
+	stop_evolve_in status-stopped &&
+	(
+		cd status-stopped &&
+		short=$(git rev-parse --short HEAD) &&
+		q_to_tab >expect <<-EOF &&
+		evolve in progress; onto $short
+		You are currently evolving changes; stopped while rebasing metas/edit-three onto $short.
+		  (fix conflicts and then run "git evolve --continue")
+		  (use "git evolve --skip" to leave this change where it is)
+		  (use "git evolve --abort" to go back to where evolve started)
+
+		Unmerged paths:
+		  (use "git restore --staged <file>..." to unstage)
+		  (use "git add <file>..." to mark resolution)
+		Qboth modified:   file
+
+		no changes added to commit (use "git add" and/or "git commit -a")
+		EOF
+		git status --untracked-files=no >actual &&
+		test_cmp expect actual &&
+
+		q_to_tab >expect <<-EOF &&
+		evolve in progress; onto $short
+		You are currently evolving changes; stopped while rebasing metas/edit-three onto $short.
+
+		Unmerged paths:
+		Qboth modified:   file
+
+		no changes added to commit
+		EOF
+		git -c advice.statusHints=false status --untracked-files=no >actual &&
+		test_cmp expect actual &&
+
+		test_write_lines 1 2 THREE-three 4 5 >file &&
+		git add file &&
+		q_to_tab >expect <<-EOF &&
+		evolve in progress; onto $short
+		You are currently evolving changes; stopped while rebasing metas/edit-three onto $short.
+		  (all conflicts fixed: run "git evolve --continue")
+
+		Changes to be committed:
+		  (use "git restore --staged <file>..." to unstage)
+		Qmodified:   file
+
+		Untracked files not listed (use -u option to show untracked files)
+		EOF
+		git status --untracked-files=no >actual &&
+		test_cmp expect actual &&
+
+		q_to_tab >expect <<-EOF &&
+		evolve in progress; onto $short
+		You are currently evolving changes; stopped while rebasing metas/edit-three onto $short.
+
+		Changes to be committed:
+		Qmodified:   file
+
+		Untracked files not listed
+		EOF
+		git -c advice.statusHints=false status --untracked-files=no >actual &&
+		test_cmp expect actual &&
+
+		git evolve --abort &&
+		git status --untracked-files=no >actual &&
+		test_grep ! -i evolv actual
+	)
+'
+
+test_expect_success 'status says less when the state of a stopped evolve is damaged' '
+	stop_evolve_in status-damaged &&
+	(
+		cd status-damaged &&
+		short=$(git rev-parse --short HEAD) &&
+		echo garbage >.git/evolve/current &&
+		git status --untracked-files=no >actual &&
+		test_grep "^evolve in progress; onto $short\$" actual &&
+		test_grep "^You are currently evolving changes\\.\$" actual &&
+		test_grep "git evolve --continue" actual &&
+		rm .git/evolve/onto &&
+		git status --untracked-files=no >actual 2>err &&
+		test_must_be_empty err &&
+		test_grep "^HEAD detached " actual &&
+		test_grep "^You are currently evolving changes\\.\$" actual
 	)
 '
 

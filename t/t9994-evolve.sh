@@ -81,6 +81,16 @@ stop_evolve_in () {
 	onto=$(git -C "$1" rev-parse HEAD)
 }
 
+# What __git_ps1 prints, in bash (the prompt script is bash's).
+git_ps1 () {
+	bash -c '. "$1/contrib/completion/git-prompt.sh" && __git_ps1' - \
+		"$GIT_BUILD_DIR"
+}
+
+test_lazy_prereq BASH '
+	bash -c :
+'
+
 log_metas_transactions () {
 	rm -f .git/transactions &&
 	write_script .git/hooks/reference-transaction <<-\EOF
@@ -2014,6 +2024,27 @@ test_expect_success 'status says less when the state of a stopped evolve is dama
 		test_must_be_empty err &&
 		test_grep "^HEAD detached " actual &&
 		test_grep "^You are currently evolving changes\\.\$" actual
+	)
+'
+
+test_expect_success BASH '__git_ps1 shows |EVOLVE while an evolve is stopped' '
+	stop_evolve_in prompt-stopped &&
+	(
+		cd prompt-stopped &&
+		printf " (main|EVOLVE)" >expect &&
+		git_ps1 >actual &&
+		test_cmp expect actual &&
+		git evolve --abort &&
+		printf " (main)" >expect &&
+		git_ps1 >actual &&
+		test_cmp expect actual &&
+
+		# started on a detached HEAD: HEAD is described as usual
+		git checkout -q --detach &&
+		test_must_fail git evolve 2>err &&
+		printf " ((%s...)|EVOLVE)" $(git rev-parse --short HEAD) >expect &&
+		git_ps1 >actual &&
+		test_cmp expect actual
 	)
 '
 

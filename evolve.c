@@ -150,6 +150,7 @@ struct evolver {
  *   orig-head   the commit HEAD was at
  *   current     the commit whose rebase conflicted
  *   onto        the commit it was rebased onto, where HEAD now is
+ *               (until the user commits the resolution on it)
  *   done        one line per change already evolved:
  *               "<result> <old>" (rebased), "<result> <old> empty"
  *               (became empty on <result>) or "<old> <old> skip"; the
@@ -241,6 +242,23 @@ int evolve_describe_stop(struct repository *r, char **current, char **onto)
 	if (!read_state_oid(r, "onto", &oid))
 		*onto = xstrdup(repo_find_unique_abbrev(r, &oid, DEFAULT_ABBREV));
 	return 1;
+}
+
+/* Whether `commit` is one commit made on `onto` (see evolve_takes_commit()). */
+static int made_on(struct repository *r, struct commit *commit,
+		   const struct object_id *onto)
+{
+	return commit && !repo_parse_commit(r, commit) && commit->parents &&
+	       !commit->parents->next &&
+	       oideq(&commit->parents->item->object.oid, onto);
+}
+
+int evolve_takes_commit(struct repository *r, const struct object_id *commit)
+{
+	struct object_id onto;
+
+	return !read_state_oid(r, "onto", &onto) &&
+	       made_on(r, lookup_commit_reference_gently(r, commit, 1), &onto);
 }
 
 static void remove_state(struct repository *r)
@@ -1878,6 +1896,45 @@ out:
 
 
 /*
+ * --continue after the user committed the resolution on `onto` by hand
+ * ("git commit"): that commit, HEAD, is the new version of `current`, as
+ * if --continue had written it from the index, which must hold it (no
+ * conflict left, nothing staged since). Append it to `done`.
+ */
+static int take_committed_resolution(struct evolver *ev,
+				     const struct object_id *head,
+				     const struct object_id *current,
+				     struct commit *onto, struct strbuf *done)
+{
+	struct repository *r = ev->repo;
+	struct commit *resolved = lookup_commit(r, head);
+	struct object_id tree;
+
+	if (repo_read_index(r) < 0 || unmerged_index(r->index)) {
+		strbuf_addstr(ev->err, _("resolve the conflicts and mark them with "
+					 "\"git add\" first"));
+		return -1;
+	}
+	if (write_index_as_tree(&tree, r->index, r->index_file, 0, NULL)) {
+		strbuf_addstr(ev->err, _("could not write the index as a tree"));
+		return -1;
+	}
+	if (!oideq(&tree, get_commit_tree_oid(resolved))) {
+		strbuf_addf(ev->err, _("the index has changes that HEAD, the "
+				       "commit made on %s, has not; commit them "
+				       "with \"git commit --amend\" or reset "
+				       "them first"),
+			    repo_find_unique_abbrev(r, &onto->object.oid,
+						    DEFAULT_ABBREV));
+		return -1;
+	}
+	oidcpy(&ev->continued, current);
+	ev->continued_onto = onto;
+	strbuf_addf(done, "%s %s\n", oid_to_hex(head), oid_to_hex(current));
+	return 0;
+}
+
+/*
  * Conclude the conflicting pick of a stopped evolve, from the index
  * (--continue) or by leaving the change alone (--skip); append it to
  * `done`.
@@ -1901,11 +1958,28 @@ static int resume(struct evolver *ev, enum evolve_action action,
 					 "use \"git evolve --abort\""));
 		goto out;
 	}
-	if (refs_read_ref(get_main_ref_store(r), "HEAD", &head) ||
-	    !oideq(&head, &onto_oid)) {
-		strbuf_addf(ev->err, _("HEAD moved since evolve stopped at %s; "
-				       "check it out again or use \"git evolve --abort\""),
-			    repo_find_unique_abbrev(r, &onto_oid, DEFAULT_ABBREV));
+	if (refs_read_ref(get_main_ref_store(r), "HEAD", &head)) {
+		strbuf_addstr(ev->err, _("could not read HEAD"));
+		goto out;
+	}
+	if (!oideq(&head, &onto_oid)) {
+		/* The user committed the resolution, as at a rebase's stop. */
+		if (action == EVOLVE_CONTINUE &&
+		    made_on(r, lookup_commit_reference_gently(r, &head, 1),
+			    &onto_oid)) {
+			ret = take_committed_resolution(ev, &head, &current_oid,
+							onto, done);
+			goto out;
+		}
+		if (action == EVOLVE_CONTINUE)
+			strbuf_addf(ev->err, _("HEAD moved since evolve stopped at %s, "
+					       "and is not one commit made on it; check "
+					       "it out again or use \"git evolve --abort\""),
+				    repo_find_unique_abbrev(r, &onto_oid, DEFAULT_ABBREV));
+		else
+			strbuf_addf(ev->err, _("HEAD moved since evolve stopped at %s; "
+					       "check it out again or use \"git evolve --abort\""),
+				    repo_find_unique_abbrev(r, &onto_oid, DEFAULT_ABBREV));
 		goto out;
 	}
 

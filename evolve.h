@@ -152,6 +152,15 @@ int evolve_in_progress(struct repository *r);
 int evolve_describe_stop(struct repository *r, char **current, char **onto);
 
 /*
+ * Whether "git evolve --continue" takes `commit` as the resolution of the
+ * stopped evolve, as "git rebase --continue" takes what was committed at
+ * a stop: its only parent is the commit evolve stopped onto. "git commit"
+ * starts no change for it, since --continue records it as the new
+ * version of the change that conflicted.
+ */
+int evolve_takes_commit(struct repository *r, const struct object_id *commit);
+
+/*
  * Abandon a stopped evolve: HEAD, the working tree and the index go back
  * to where they were before it started (local modifications included),
  * and so do the changes that resolving divergences moved before it

@@ -2048,4 +2048,107 @@ test_expect_success BASH '__git_ps1 shows |EVOLVE while an evolve is stopped' '
 	)
 '
 
+test_expect_success '--continue takes a resolution committed by hand' '
+	stop_evolve_in continue-committed &&
+	(
+		cd continue-committed &&
+		test_write_lines 1 2 THREE-three 4 5 >file &&
+		git add file &&
+		test_tick &&
+		git commit -q -m "edit three, resolved" &&
+		resolved=$(git rev-parse HEAD) &&
+		git status --untracked-files=no >actual &&
+		test_grep "(all conflicts fixed: run \"git evolve --continue\")" actual &&
+
+		git evolve --continue >out &&
+		cat >expect <<-\EOF &&
+		rebasing metas/edit-three onto metas/file
+		rebasing metas/top onto metas/edit-three
+		EOF
+		test_cmp expect out &&
+		test_path_is_missing .git/evolve &&
+
+		# one change holds the resolution: the one that conflicted
+		git change list >actual &&
+		cat >expect <<-\EOF &&
+		metas/base
+		metas/edit-three
+		metas/file
+		metas/top
+		EOF
+		test_cmp expect actual &&
+		test_cmp_rev metas/edit-three $resolved &&
+		check_meta_commit metas/edit-three "evolve: edit three, resolved" \
+			c $resolved r $edit &&
+		git log --obslog metas/edit-three >actual &&
+		cat >expect <<-EOF &&
+		$(git rev-parse --short $resolved) evolve: edit three, resolved
+		$(git rev-parse --short $edit) edit three
+		EOF
+		test_cmp expect actual &&
+
+		# its descendants were evolved onto it, and HEAD followed
+		test_cmp_rev metas/top^ $resolved &&
+		test_cmp_rev main metas/top &&
+		git symbolic-ref HEAD >actual &&
+		echo refs/heads/main >expect &&
+		test_cmp expect actual &&
+		git evolve >actual &&
+		echo "Nothing to evolve" >expect &&
+		test_cmp expect actual
+	)
+'
+
+test_expect_success '--continue takes an amended resolution, not one with more staged' '
+	stop_evolve_in continue-amended &&
+	(
+		cd continue-amended &&
+		test_write_lines 1 2 THREE-three 4 5 >file &&
+		git add file &&
+		test_tick &&
+		git commit -q -m "edit three, resolved" &&
+		echo more >more.t &&
+		git add more.t &&
+		test_must_fail git evolve --continue 2>err &&
+		test_grep "the index has changes that HEAD, the commit made on $(git rev-parse --short $onto), has not" err &&
+		test_path_is_dir .git/evolve &&
+		test_tick &&
+		git commit -q --amend -m "edit three, resolved and amended" &&
+		amended=$(git rev-parse HEAD) &&
+		git evolve --continue &&
+		git change list >actual &&
+		cat >expect <<-\EOF &&
+		metas/base
+		metas/edit-three
+		metas/file
+		metas/top
+		EOF
+		test_cmp expect actual &&
+		test_cmp_rev metas/edit-three $amended &&
+		test_cmp_rev metas/edit-three:more.t $amended:more.t &&
+		test_cmp_rev metas/top^ $amended
+	)
+'
+
+test_expect_success '--continue refuses anything else done to HEAD: an amend of where evolve stopped' '
+	stop_evolve_in continue-refused &&
+	(
+		cd continue-refused &&
+		git checkout -q --theirs file &&
+		git add file &&
+		test_tick &&
+		git commit -q --amend -m "the file, amended during the stop" &&
+		test_must_fail git evolve --continue 2>err &&
+		test_grep "HEAD moved since evolve stopped at $(git rev-parse --short $onto), and is not one commit made on it" err &&
+		test_path_is_dir .git/evolve &&
+		test_must_fail git evolve --skip 2>err &&
+		test_grep "HEAD moved since evolve stopped at $(git rev-parse --short $onto); check it out again" err &&
+		# the amend was recorded as usual
+		test_cmp_rev metas/file HEAD &&
+		git evolve --abort &&
+		test_path_is_missing .git/evolve &&
+		test_cmp_rev metas/edit-three $edit
+	)
+'
+
 test_done

@@ -2080,7 +2080,7 @@ test_expect_success '--continue takes a resolution committed by hand' '
 		test_cmp_rev metas/edit-three $resolved &&
 		check_meta_commit metas/edit-three "evolve: edit three, resolved" \
 			c $resolved r $edit &&
-		git log --obslog metas/edit-three >actual &&
+		git log --obslog --oneline metas/edit-three >actual &&
 		cat >expect <<-EOF &&
 		$(git rev-parse --short $resolved) evolve: edit three, resolved
 		$(git rev-parse --short $edit) edit three

@@ -11,11 +11,15 @@
 #include "change-purge.h"
 #include "change-table.h"
 #include "commit.h"
+#include "color.h"
 #include "config.h"
+#include "decorate.h"
 #include "environment.h"
 #include "evolve.h"
 #include "gettext.h"
+#include "graph.h"
 #include "hex.h"
+#include "log-tree.h"
 #include "metacommit.h"
 #include "object-name.h"
 #include "odb.h"
@@ -23,14 +27,17 @@
 #include "pretty.h"
 #include "ref-filter.h"
 #include "refs.h"
+#include "remote.h"
 #include "repository.h"
+#include "revision.h"
 #include "shallow.h"
 #include "string-list.h"
 #include "strbuf.h"
 #include "wildmatch.h"
 
 #define BUILTIN_CHANGE_LIST_USAGE \
-	N_("git change list [-r | -a] [--hidden] [-v | --porcelain | --format=<format>] [<pattern>...]")
+	N_("git change list [-r | -a] [--hidden] [-v | --porcelain | --format=<format>] [<pattern>...]"), \
+	N_("git change list --graph [-r | -a] [--upstream=<commit>...] [<pattern>...]")
 #define BUILTIN_CHANGE_UPDATE_USAGE \
 	N_("git change update [-c <commit>] [-r <commit>...] [-o <commit>...] [-g <change>] [-n] [--force]")
 #define BUILTIN_CHANGE_DELETE_USAGE \
@@ -192,6 +199,132 @@ static void print_formatted(struct repository *repo, const char *refname,
 	pretty_print_ref(refname, &oid, NULL, format);
 }
 
+/*
+ * Where "git change list --graph" stops: the commits given with
+ * --upstream, else the upstream of the current branch, else every
+ * remote-tracking branch (changes fetched from remotes left out).
+ */
+static int add_remote_branch(const struct reference *ref, void *cb_data)
+{
+	struct rev_info *rev = cb_data;
+
+	if (ref->target || is_change_refname(ref->name))
+		return 0;
+	add_pending_oid(rev, ref->name, ref->oid, UNINTERESTING);
+	return 0;
+}
+
+static void add_graph_upstreams(struct repository *repo, struct rev_info *rev,
+				const struct string_list *upstreams)
+{
+	struct refs_for_each_ref_options remotes = { .prefix = "refs/remotes/" };
+	struct branch *branch;
+	const char *upstream;
+	struct string_list_item *item;
+
+	for_each_string_list_item(item, upstreams) {
+		struct object_id oid;
+		struct commit *commit;
+
+		if (repo_get_oid_committish(repo, item->string, &oid) ||
+		    !(commit = lookup_commit_reference(repo, &oid)))
+			die(_("'%s' is not a valid commit"), item->string);
+		add_pending_oid(rev, item->string, &commit->object.oid,
+				UNINTERESTING);
+	}
+	if (upstreams->nr)
+		return;
+	branch = branch_get(NULL);
+	upstream = branch ? branch_get_upstream(branch, NULL) : NULL;
+	if (upstream) {
+		struct object_id oid;
+
+		if (!refs_read_ref(get_main_ref_store(repo), upstream, &oid))
+			add_pending_oid(rev, upstream, &oid, UNINTERESTING);
+		return;
+	}
+	refs_for_each_ref_ext(get_main_ref_store(repo), add_remote_branch, rev,
+			      &remotes);
+}
+
+static int color_config(const char *var, const char *value,
+			const struct config_context *ctx UNUSED, void *cb)
+{
+	return git_color_config(var, value, cb);
+}
+
+/*
+ * "git change list --graph": the work in progress as "git log --graph
+ * --oneline --decorate" draws it, from the commits of the changes listed
+ * (and HEAD) down to where they leave the upstream, in stack order; the
+ * decorations name the changes (two names on one commit are aliases),
+ * branches, HEAD and obsolete commits, and each change's states follow
+ * in brackets.
+ */
+static void list_graph(struct repository *repo, const struct string_list *shown,
+		       const struct string_list *upstreams)
+{
+	struct decoration states = { "change states" };
+	struct pretty_print_context ctx = { .abbrev = DEFAULT_ABBREV };
+	const struct string_list_item *item;
+	struct object_id head;
+	struct commit *commit;
+	struct rev_info rev;
+
+	repo_config(repo, color_config, NULL);
+	repo_init_revisions(repo, &rev, NULL);
+	rev.topo_order = 1;
+	rev.sort_order = REV_SORT_IN_GRAPH_ORDER;
+	rev.boundary = 1;
+	rev.hide_metacommits = 1;
+	rev.diffopt.use_color = GIT_COLOR_UNKNOWN;
+	ctx.color = want_color(rev.diffopt.use_color);
+	rev.graph = graph_init(&rev);
+
+	for_each_string_list_item(item, shown) {
+		struct object_id oid;
+
+		if (refs_read_ref(get_main_ref_store(repo), item->string, &oid))
+			continue;
+		peel_change_head(repo, item->string, &oid);
+		commit = lookup_commit_reference_gently(repo, &oid, 1);
+		if (!commit)
+			continue;
+		add_decoration(&states, &commit->object, (void *)
+			       ((uintptr_t)lookup_decoration(&states, &commit->object) |
+				(uintptr_t)item->util));
+		add_pending_oid(&rev, item->string, &oid, 0);
+	}
+	if (!refs_read_ref(get_main_ref_store(repo), "HEAD", &head) &&
+	    lookup_commit_reference_gently(repo, &head, 1))
+		add_pending_oid(&rev, "HEAD", &head, 0);
+	add_graph_upstreams(repo, &rev, upstreams);
+
+	load_ref_decorations(NULL, DECORATE_SHORT_REFS);
+	if (prepare_revision_walk(&rev))
+		die(_("revision walk setup failed"));
+	while ((commit = get_revision(&rev))) {
+		uintptr_t state = (uintptr_t)lookup_decoration(&states,
+							       &commit->object);
+		struct strbuf line = STRBUF_INIT;
+		struct strbuf state_names = STRBUF_INIT;
+
+		repo_format_commit_message(repo, commit, "%C(auto)%h%d", &line,
+					   &ctx);
+		/* "obsolete" is in the decorations already */
+		add_states(&state_names, state & ~CHANGE_STATE_OBSOLETE, 0);
+		if (state_names.len)
+			strbuf_addf(&line, " [%s]", state_names.buf);
+		repo_format_commit_message(repo, commit, " %s\n", &line, &ctx);
+		graph_show_commit(rev.graph);
+		graph_show_commit_msg(rev.graph, stdout, &line);
+		strbuf_release(&state_names);
+		strbuf_release(&line);
+	}
+	clear_decoration(&states, NULL);
+	release_revisions(&rev);
+}
+
 static int change_list(int argc, const char **argv, const char *prefix,
 		       struct repository *repo)
 {
@@ -200,6 +333,8 @@ static int change_list(int argc, const char **argv, const char *prefix,
 		NULL,
 	};
 	int verbose = 0, porcelain = 0, remotes = 0, all = 0, hidden = 0;
+	int graph = 0;
+	struct string_list upstreams = STRING_LIST_INIT_NODUP;
 	struct ref_format format = REF_FORMAT_INIT;
 	struct option options[] = {
 		OPT_BOOL('r', "remotes", &remotes,
@@ -214,6 +349,10 @@ static int change_list(int argc, const char **argv, const char *prefix,
 			 N_("machine-readable output: refname, head, content, states")),
 		OPT_STRING(0, "format", &format.format, N_("format"),
 			   N_("format to use for the output")),
+		OPT_BOOL(0, "graph", &graph,
+			 N_("draw the changes as a graph, in stack order, down to their upstream")),
+		OPT_STRING_LIST(0, "upstream", &upstreams, N_("commit"),
+				N_("with --graph: stop at this commit (default: the upstream of the current branch)")),
 		OPT_END(),
 	};
 	struct string_list patterns = STRING_LIST_INIT_NODUP;
@@ -228,6 +367,11 @@ static int change_list(int argc, const char **argv, const char *prefix,
 	die_for_incompatible_opt3(verbose, "--verbose", porcelain, "--porcelain",
 				  !!format.format, "--format");
 	die_for_incompatible_opt2(remotes, "--remotes", all, "--all");
+	die_for_incompatible_opt4(graph, "--graph", verbose, "--verbose",
+				  porcelain, "--porcelain",
+				  !!format.format, "--format");
+	if (upstreams.nr && !graph)
+		die(_("the option '%s' requires '%s'"), "--upstream", "--graph");
 	if (format.format && verify_ref_format(&format))
 		die(_("unable to parse format string"));
 
@@ -259,9 +403,11 @@ static int change_list(int argc, const char **argv, const char *prefix,
 		if (len > width)
 			width = len;
 	}
-	if (verbose || porcelain)
+	if (verbose || porcelain || graph)
 		evolve_change_states(repo, &shown);
-	for_each_string_list_item(item, &shown) {
+	if (graph)
+		list_graph(repo, &shown, &upstreams);
+	else for_each_string_list_item(item, &shown) {
 		if (format.format)
 			print_formatted(repo, item->string, &format);
 		else if (porcelain)
@@ -275,6 +421,7 @@ static int change_list(int argc, const char **argv, const char *prefix,
 
 	string_list_clear(&shown, 0);
 	string_list_clear(&refnames, 0);
+	string_list_clear(&upstreams, 0);
 	change_table_clear(&table);
 	string_list_clear(&patterns, 0);
 	return 0;

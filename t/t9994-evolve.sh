@@ -2151,4 +2151,64 @@ test_expect_success '--continue refuses anything else done to HEAD: an amend of 
 	)
 '
 
+test_expect_success 'change list --graph draws the work in progress down to its upstream' '
+	git init -b main graph-upstream &&
+	(
+		cd graph-upstream &&
+		test_commit --no-tag "base one" base1 &&
+		test_commit --no-tag "base two" base2
+	) &&
+	git clone -q graph-upstream graph &&
+	(
+		cd graph &&
+		test_commit --no-tag "Add the parser" parser &&
+		test_commit --no-tag "Add the lexer" lexer &&
+		test_commit --no-tag "Add the printer" printer &&
+		git checkout -q HEAD~2 &&
+		echo more >>parser &&
+		test_tick &&
+		git commit -q -a --amend --no-edit &&
+		git change list --graph >actual.raw &&
+		sed -e "s/ *\$//" actual.raw >actual &&
+		cat >expect <<-EOF &&
+		* $(git rev-parse --short HEAD) (HEAD, metas/add-parser) Add the parser
+		| * $(git rev-parse --short main) (metas/add-printer, main) [orphan] Add the printer
+		| * $(git rev-parse --short main~1) (metas/add-lexer) [orphan] Add the lexer
+		| * $(git rev-parse --short main~2) (obsolete, 1 commit behind metas/add-parser) Add the parser
+		|/
+		o $(git rev-parse --short origin/main) (origin/main, origin/HEAD) base two
+		EOF
+		test_cmp expect actual &&
+
+		# after evolve, one stack; the current branch gives the upstream
+		git evolve -q &&
+		git checkout -q main &&
+		git change list --graph >actual &&
+		cat >expect <<-EOF &&
+		* $(git rev-parse --short main) (HEAD -> main, metas/add-printer) Add the printer
+		* $(git rev-parse --short main~1) (metas/add-lexer) Add the lexer
+		* $(git rev-parse --short main~2) (metas/add-parser) Add the parser
+		o $(git rev-parse --short origin/main) (origin/main, origin/HEAD) base two
+		EOF
+		test_cmp expect actual &&
+
+		# two names on one commit are drawn together; patterns limit the changes
+		git change update -c main~1 -g alias &&
+		git change list --graph --upstream=main~2 "*lexer" alias >actual &&
+		cat >expect <<-EOF &&
+		* $(git rev-parse --short main) (HEAD -> main, metas/add-printer) Add the printer
+		* $(git rev-parse --short main~1) (metas/alias, metas/add-lexer) Add the lexer
+		o $(git rev-parse --short main~2) (metas/add-parser) Add the parser
+		EOF
+		test_cmp expect actual &&
+
+		test_must_fail git change list --graph -v 2>err &&
+		test_grep "cannot be used together" err &&
+		test_must_fail git change list --upstream=main 2>err &&
+		test_grep "requires .--graph." err &&
+		test_must_fail git change list --graph --upstream=no-such 2>err &&
+		test_grep "no-such. is not a valid commit" err
+	)
+'
+
 test_done

@@ -90,11 +90,11 @@ run git commit -q --amend --no-edit
 
 say "The two commits above it are still built on the old version: orphans"
 run git change list -v
-run git log --graph --oneline --decorate --all
+run git change list --graph
 
 say "git evolve rebases them onto the new version; main follows"
 run git evolve
-run git log --graph --oneline --decorate --all
+run git change list --graph
 
 say "The history of a change: its versions, and what each one changed"
 run git log --obslog

@@ -280,6 +280,21 @@ void evolve_result_release(struct evolve_result *result)
 	free(result->steps);
 	string_list_clear(&result->moved_refs, 0);
 	string_list_clear(&result->skipped_refs, 1);
+	for (size_t i = 0; i < ARRAY_SIZE(result->stop_names); i++)
+		FREE_AND_NULL(result->stop_names[i]);
+}
+
+/* Say why evolve could not go on, for the command's hint. */
+static void set_stop(struct evolve_result *result, enum evolve_stop stop,
+		     const char *name0, const char *name1)
+{
+	if (!result)
+		return;
+	result->stop = stop;
+	free(result->stop_names[0]);
+	free(result->stop_names[1]);
+	result->stop_names[0] = xstrdup_or_null(name0);
+	result->stop_names[1] = xstrdup_or_null(name1);
 }
 
 static void free_item(void *p)
@@ -482,24 +497,28 @@ static struct evolve_step *add_step(struct evolver *ev,
 static int visit(struct evolver *ev, struct evolve_item *item);
 static int visit_deep(struct evolver *ev, struct evolve_item *item);
 
+/* The ways out of it are the command's hint (EVOLVE_STOP_DIVERGENCE). */
 static void report_divergence(struct evolver *ev,
 			      struct obsolete_commit *obsolete)
 {
-	strbuf_addf(ev->err,
-		    _("commit %s is replaced by both %s and %s (divergence)"),
-		    repo_find_unique_abbrev(ev->repo, &obsolete->entry.oid,
-					    DEFAULT_ABBREV),
-		    item_name(obsolete->newest), item_name(obsolete->divergent));
+	const char *commit = repo_find_unique_abbrev(ev->repo,
+						     &obsolete->entry.oid,
+						     DEFAULT_ABBREV);
+	const char *newest = item_name(obsolete->newest);
+	const char *divergent = item_name(obsolete->divergent);
+
 	if (ev->opts->auto_merge)
-		strbuf_addstr(ev->err, _("; --auto-merge could not merge them: "
-					 "they conflict"));
-	strbuf_addf(ev->err,
-		    _("\nmerge the two versions into one with\n"
-		      "  git checkout %s && git merge --amend %s\n"
-		      "drop one of them with \"git change delete\", or keep both,\n"
-		      "one as a copy, with \"git change copy %s\""),
-		    item_name(obsolete->newest), item_name(obsolete->divergent),
-		    item_name(obsolete->divergent));
+		strbuf_addf(ev->err,
+			    _("commit %s is replaced by both '%s' and '%s' "
+			      "(divergence), and --auto-merge could not merge "
+			      "them: they conflict"),
+			    commit, newest, divergent);
+	else
+		strbuf_addf(ev->err,
+			    _("commit %s is replaced by both '%s' and '%s' "
+			      "(divergence)"),
+			    commit, newest, divergent);
+	set_stop(ev->result, EVOLVE_STOP_DIVERGENCE, newest, divergent);
 }
 
 /*
@@ -745,14 +764,21 @@ static struct commit *resolve(struct evolver *ev, struct commit *commit,
 	return (*item)->result;
 }
 
+/* The error names the conflicting paths, one per line. */
 static int report_conflict(struct evolver *ev, struct evolve_item *item,
 			   const char *onto)
 {
 	struct string_list paths = STRING_LIST_INIT_NODUP;
 	struct string_list_item *path;
 
-	strbuf_addf(ev->err, _("could not rebase %s onto %s: conflict"),
-		    item_name(item), onto);
+	if (item->commit->parents && item->commit->parents->next)
+		strbuf_addf(ev->err,
+			    _("could not rebase the merge commit '%s' onto '%s': "
+			      "conflict"),
+			    item_name(item), onto);
+	else
+		strbuf_addf(ev->err, _("could not rebase '%s' onto '%s': conflict"),
+			    item_name(item), onto);
 	if (ev->merge_result.clean < 0)
 		return -1;
 	merge_get_conflicted_files(&ev->merge_result, &paths);
@@ -980,7 +1006,7 @@ static int break_cycle(struct evolver *ev, struct evolve_item *item)
 	base = item->commit->parents ?
 		below_cycle(ev, item->commit->parents->item) : NULL;
 	if (!base) {
-		strbuf_addf(ev->err, _("the changes form a cycle at %s, "
+		strbuf_addf(ev->err, _("the changes form a cycle at '%s', "
 				       "with no commit below it"),
 			    item_name(item));
 		return -1;
@@ -1037,7 +1063,7 @@ static int pick_merge(struct evolver *ev, struct evolve_item *item,
 			continue;
 		if (repo_parse_commit(r, old->item) ||
 		    repo_parse_commit(r, new->item)) {
-			strbuf_addf(ev->err, _("could not parse the parents of %s"),
+			strbuf_addf(ev->err, _("could not parse the parents of '%s'"),
 				    item_name(item));
 			free(onto_name);
 			return -1;
@@ -1051,8 +1077,8 @@ static int pick_merge(struct evolver *ev, struct evolve_item *item,
 					  tree, &ev->merge_result);
 		if (ev->merge_result.clean <= 0) {
 			report_conflict(ev, item, onto_name);
-			strbuf_addstr(ev->err, _("\nevolve cannot stop on a merge "
-						 "commit: rebase it by hand, or abandon it"));
+			set_stop(ev->result, EVOLVE_STOP_MERGE_COMMIT,
+				 item_name(item), NULL);
 			free(onto_name);
 			return -1;
 		}
@@ -1131,7 +1157,7 @@ static int visit(struct evolver *ev, struct evolve_item *item)
 
 	if (ev->visit_depth >= MAX_VISIT_DEPTH) {
 		strbuf_addf(ev->err, _("the changes form a cycle of more than "
-				       "%d changes at %s"),
+				       "%d changes at '%s'"),
 			    MAX_VISIT_DEPTH, item_name(item));
 		return -1;
 	}
@@ -1244,7 +1270,7 @@ static int visit_one(struct evolver *ev, struct evolve_item *item)
 	item->result = item->commit;
 
 	if (repo_parse_commit(ev->repo, item->commit)) {
-		strbuf_addf(ev->err, _("could not parse commit of %s"),
+		strbuf_addf(ev->err, _("could not parse the commit of '%s'"),
 			    item_name(item));
 		return -1;
 	}
@@ -2380,8 +2406,9 @@ int evolve_resolve_upstreams(struct repository *r, const char **names, int nr,
 			return -1;
 		}
 		if (is_metacommit(r, upstream)) {
-			strbuf_addf(err, _("'%s' is a metacommit, which records how "
-					   "a change evolved and has no files"),
+			strbuf_addf(err, _("cannot use '%s' as an upstream: it is a "
+					   "metacommit, which records how a change "
+					   "evolved and has no files"),
 				    names[i]);
 			return -1;
 		}
@@ -2443,7 +2470,7 @@ struct commit *evolve_newest_parent(struct repository *r, struct commit *commit,
 	parent = commit->parents->item;
 	obsolete = oidmap_get(&ev.obsolete, &parent->object.oid);
 	if (obsolete && obsolete->divergent) {
-		strbuf_addf(err, _("the parent %s is replaced by both %s and %s (divergence)"),
+		strbuf_addf(err, _("the parent %s is replaced by both '%s' and '%s' (divergence)"),
 			    repo_find_unique_abbrev(r, &parent->object.oid,
 						    DEFAULT_ABBREV),
 			    item_name(obsolete->newest),
@@ -2503,12 +2530,14 @@ static int merge_versions(struct repository *r, struct commit *a,
 	struct merge_options opt;
 	struct merge_result result = { 0 };
 	struct commit_list *bases = NULL, *parents = NULL;
-	struct commit *version;
+	struct commit *version, *unparsed;
 	struct tree *base_tree;
 	int merging = 0, ret = -1;
 
-	if (repo_parse_commit(r, a) || repo_parse_commit(r, b)) {
-		strbuf_addstr(err, _("the versions to merge must be commits"));
+	unparsed = repo_parse_commit(r, a) ? a : repo_parse_commit(r, b) ? b : NULL;
+	if (unparsed) {
+		strbuf_addf(err, _("could not parse commit %s"),
+			    oid_to_hex(&unparsed->object.oid));
 		return -1;
 	}
 	version = evolve_meta_merge_base(r, a, b);
@@ -2528,9 +2557,13 @@ static int merge_versions(struct repository *r, struct commit *a,
 	opt.show_rename_progress = 0;
 	merge_incore_nonrecursive(&opt, base_tree, repo_get_commit_tree(r, a),
 				  repo_get_commit_tree(r, b), &result);
-	if (result.clean <= 0) {
+	if (result.clean < 0) {
+		strbuf_addstr(err, _("could not merge the two versions"));
+		goto out;
+	}
+	if (!result.clean) {
 		strbuf_addstr(err, _("the two versions conflict"));
-		ret = result.clean < 0 ? -1 : 1;
+		ret = 1;
 		goto out;
 	}
 
@@ -2573,8 +2606,8 @@ int evolve_merge_amend(struct repository *r, struct commit *other,
 	struct object_id merged;
 	int ret;
 
-	if (!head || repo_parse_commit(r, head) || repo_parse_commit(r, other)) {
-		strbuf_addstr(err, _("HEAD and the change to merge must be commits"));
+	if (!head) {
+		strbuf_addstr(err, _("HEAD does not point to a commit"));
 		return -1;
 	}
 	if (head == other) {
@@ -2589,10 +2622,11 @@ int evolve_merge_amend(struct repository *r, struct commit *other,
 	}
 
 	ret = merge_versions(r, head, other, &merged, err);
-	if (ret > 0)
-		strbuf_addstr(err, _("; nothing was changed (merge them by hand, "
-				     "then record the result with "
-				     "\"git change update -c HEAD -r <version>...\")"));
+	if (ret > 0) {
+		strbuf_reset(err);
+		strbuf_addstr(err, _("the two versions conflict; nothing was changed"));
+		return 1;
+	}
 	if (ret)
 		return -1;
 	if (record_merged_versions(r, head, other, &merged, "merge --amend", err))
@@ -2780,7 +2814,7 @@ static int change_holding(struct repository *r, const struct object_id *commit,
 	change_table_add_all_visible(&table, r);
 	local_changes_of(&table, commit, &holding);
 	if (!holding.nr)
-		strbuf_addf(err, _("%s is not the commit of a change"), what);
+		strbuf_addf(err, _("'%s' is not the commit of a change"), what);
 	else if (refs_read_ref(get_main_ref_store(r),
 			       holding.items[0].string, head))
 		strbuf_addf(err, _("could not read '%s'"), holding.items[0].string);
@@ -2822,7 +2856,7 @@ static int obslog_start(struct repository *r, const char *name,
 	    lookup_commit_reference_gently(r, &oid, 1))
 		ret = change_holding(r, &oid, name, head, err);
 	else if (!strcmp(name, "HEAD"))
-		strbuf_addstr(err, _("HEAD does not point to a commit yet"));
+		strbuf_addstr(err, _("HEAD does not point to a commit"));
 	else
 		strbuf_addf(err, _("change '%s' not found"), name);
 out:
@@ -3188,8 +3222,9 @@ int forget_changes(struct repository *r, struct string_list *names,
 		if (!kept)
 			evolve_children(r, lookup_commit(r, &head->content), &children);
 		if (children.nr) {
-			strbuf_addf(err, _("%s has changes built on it (%s...); "
-					   "use --force to forget it anyway"),
+			strbuf_addf(err, _("change '%s' has changes built on it "
+					   "('%s'...); use --force to forget it "
+					   "anyway"),
 				    name->string + strlen("refs/"),
 				    children.items[0].string + strlen("refs/"));
 			ret = -1;

@@ -91,6 +91,22 @@ struct evolve_options {
 	.upstreams = STRING_LIST_INIT_DUP, \
 }
 
+/* Why evolve could not go on, beyond what the error says: for the hints. */
+enum evolve_stop {
+	EVOLVE_STOP_NONE,
+	/*
+	 * A commit is replaced by two changes: `stop_names` are their
+	 * names ("metas/foo").
+	 */
+	EVOLVE_STOP_DIVERGENCE,
+	/*
+	 * A merge commit conflicted when rebased, which evolve cannot stop
+	 * on: `stop_names[0]` names it (its change, or its abbreviated
+	 * object name).
+	 */
+	EVOLVE_STOP_MERGE_COMMIT,
+};
+
 struct evolve_result {
 	struct evolve_step *steps;
 	size_t steps_nr, steps_alloc;
@@ -102,6 +118,8 @@ struct evolve_result {
 	 * that worktree, a string the list owns).
 	 */
 	struct string_list skipped_refs;
+	enum evolve_stop stop;
+	char *stop_names[2];
 };
 
 #define EVOLVE_RESULT_INIT { \
@@ -126,8 +144,8 @@ void evolve_result_release(struct evolve_result *result);
  *
  * Nothing is written if evolve cannot go on for another reason (a divergent
  * or cyclic change, a merge commit to rebase): -1 is returned with a
- * message in `err`; 0 on success. `result` lists what was (or, with
- * `dry_run`, would be) done.
+ * message in `err` (and `result->stop` says why, for a hint); 0 on success.
+ * `result` lists what was (or, with `dry_run`, would be) done.
  */
 int evolve_changes(struct repository *r, const struct evolve_options *opts,
 		   struct evolve_result *result, struct strbuf *err);
@@ -209,7 +227,8 @@ int evolve_move_head(struct repository *r, struct commit *to,
  * merge commit when they share their parent), its message HEAD's; both
  * changes then point at one metacommit, and HEAD (with its branch) moves
  * to it. The work tree must be clean; nothing is changed on a conflict.
- * Returns 0, or -1 with a message in `err`.
+ * Returns 0, 1 if the versions conflict, or -1 otherwise, with a message
+ * in `err`.
  */
 int evolve_merge_amend(struct repository *r, struct commit *other,
 		       struct strbuf *err);

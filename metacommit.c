@@ -1047,7 +1047,7 @@ static int record_in_table(struct repository *r, struct change_table *table,
 		if (head && !(flags & METACOMMIT_UPDATE_FORCE) &&
 		    !oid_array_readonly_contains(&resolved.replace, &head->head)) {
 			strbuf_addf(err, _("non-fast-forward update to '%s'"),
-				    refname.buf);
+				    refname.buf + strlen("refs/"));
 			goto out;
 		}
 		string_list_append(&to_update, refname.buf)->util =
@@ -2142,7 +2142,8 @@ int rename_change(struct repository *r, const char *old, const char *new,
 	if (refs_rename_ref(refs, renamed->buf, new_refname.buf,
 			    "change rename")) {
 		strbuf_addf(err, _("could not rename '%s' to '%s'"),
-			    renamed->buf, new_refname.buf);
+			    renamed->buf + strlen("refs/"),
+			    new_refname.buf + strlen("refs/"));
 		goto out;
 	}
 	/* Recording finds it by its content under its new name. */

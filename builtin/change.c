@@ -430,13 +430,13 @@ static int change_list(int argc, const char **argv, const char *prefix,
 static void resolve_commit(struct repository *repo, const char *name,
 			   struct object_id *oid)
 {
-	struct commit *commit;
+	struct commit *commit = NULL;
 
-	if (repo_get_oid_committish(repo, name, oid))
-		die(_("'%s' is not a valid commit"), name);
-	commit = lookup_commit_reference_gently(repo, oid, 1);
+	/* A name of no object, or of one that is no commit, alike. */
+	if (!repo_get_oid_committish(repo, name, oid))
+		commit = lookup_commit_reference_gently(repo, oid, 1);
 	if (!commit)
-		die(_("'%s' does not point to a commit"), name);
+		die(_("'%s' is not a valid commit"), name);
 	oidcpy(oid, &commit->object.oid);
 }
 
@@ -858,7 +858,7 @@ static void print_purged(struct repository *repo,
 			repo_find_unique_abbrev(repo, &result->not_found.oid[i],
 						DEFAULT_ABBREV));
 	for_each_string_list_item(item, &result->remote)
-		warning(_("the remote-tracking change %s still has a purged "
+		warning(_("the remote-tracking change '%s' still has a purged "
 			  "version: purge never moves remote-tracking changes"),
 			display_name(item->string));
 }
@@ -889,7 +889,8 @@ static int change_purge(int argc, const char **argv, const char *prefix,
 
 		resolve_commit(repo, argv[i], &oid);
 		if (is_metacommit(repo, lookup_commit(repo, &oid)))
-			die(_("'%s' is a metacommit: name the version it records"),
+			die(_("cannot purge '%s': it is a metacommit, which "
+			      "records how a change evolved and has no files"),
 			    argv[i]);
 		oid_array_append(&versions, &oid);
 	}

@@ -33,6 +33,14 @@ static const char *display_name(const char *refname)
 	return refname;
 }
 
+/* A branch by its short name, as "git branch" shows it. */
+static const char *branch_name(const char *refname)
+{
+	if (skip_prefix(refname, "refs/heads/", &refname))
+		return refname;
+	return display_name(refname);
+}
+
 /* A change by its first name, a commit carried along by its object name. */
 static const char *step_name(const struct evolve_step *step)
 {
@@ -77,11 +85,42 @@ static void print_skipped_refs(const struct string_list *skipped)
 
 	for_each_string_list_item(ref, skipped)
 		warning(_("not moving branch '%s': it is checked out in '%s'"),
-			display_name(ref->string), (const char *)ref->util);
+			branch_name(ref->string), (const char *)ref->util);
 	if (skipped->nr)
 		advise_if_enabled(ADVICE_EVOLVE_OTHER_WORKTREE,
 				  _("Run \"git evolve\" in that worktree to move it "
 				    "with its files."));
+}
+
+/*
+ * Say why evolve did not finish (`ret` from evolve_changes()), then how to
+ * go on, unless the user turned that hint off.
+ */
+static void report_stop(const struct evolve_result *result, int ret,
+			const char *err)
+{
+	error("%s", err);
+	if (ret > 0)
+		advise_if_enabled(ADVICE_MERGE_CONFLICT,
+				  _("Resolve the conflicts, mark them with \"git add\", then run\n"
+				    "\"git evolve --continue\". Use \"git evolve --skip\" to leave\n"
+				    "this change where it is, or \"git evolve --abort\" to go back\n"
+				    "to where evolve started."));
+	else if (result->stop == EVOLVE_STOP_DIVERGENCE)
+		advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,
+				  _("Merge the two versions into one with\n"
+				    "  git checkout %s && git merge --amend %s\n"
+				    "drop one of them with \"git change delete\", or keep both,\n"
+				    "one as a copy, with \"git change copy %s\"."),
+				  result->stop_names[0], result->stop_names[1],
+				  result->stop_names[1]);
+	else if (result->stop == EVOLVE_STOP_MERGE_COMMIT)
+		advise_if_enabled(ADVICE_MERGE_CONFLICT,
+				  _("Evolve cannot stop on a merge commit. Merge again by hand,\n"
+				    "then record that the result replaces the old merge with\n"
+				    "\"git change update -c HEAD -r %s\", or abandon it with\n"
+				    "\"git change abandon %s\"."),
+				  result->stop_names[0], result->stop_names[0]);
 }
 
 static int abort_evolve(struct repository *repo)
@@ -150,18 +189,10 @@ int cmd_evolve(int argc, const char **argv, const char *prefix,
 	/* What was done is told before what stopped it, even through a pipe. */
 	fflush(stdout);
 	print_skipped_refs(&result.skipped_refs);
-	if (ret > 0) {
-		error("%s", err.buf);
-		advise_if_enabled(ADVICE_MERGE_CONFLICT,
-				  _("Resolve the conflicts, mark them with \"git add\", then run\n"
-				    "\"git evolve --continue\". Use \"git evolve --skip\" to leave\n"
-				    "this change where it is, or \"git evolve --abort\" to go back\n"
-				    "to where evolve started."));
-	} else if (ret) {
-		error("%s", err.buf);
-	} else if (!steps && !quiet && opts.action == EVOLVE_START) {
+	if (ret)
+		report_stop(&result, ret, err.buf);
+	else if (!steps && !quiet && opts.action == EVOLVE_START)
 		printf(_("Nothing to evolve\n"));
-	}
 	/*
 	 * An evolve writes its commits and metacommits as packs: let
 	 * maintenance merge them in time, as after a rebase. Its errors
@@ -241,9 +272,10 @@ int cmd_next(int argc, const char **argv, const char *prefix,
 		ret = evolve_changes(repo, &opts, &result, &err);
 		for (size_t i = 0; i < result.steps_nr; i++)
 			print_step(&result.steps[i]);
+		fflush(stdout);
 		print_skipped_refs(&result.skipped_refs);
 		if (ret)
-			error("%s", err.buf);
+			report_stop(&result, ret, err.buf);
 		evolve_result_release(&result);
 		strbuf_release(&err);
 		if (ret)

@@ -106,7 +106,7 @@ test_expect_success 'non-fast forward meta-commit update refused' '
 	old=$(git rev-parse metas/one) &&
 	test_must_fail git change update --change one --content two \
 		>out 2>err &&
-	echo "error: non-fast-forward update to ${SQ}refs/metas/one${SQ}" \
+	echo "error: non-fast-forward update to ${SQ}metas/one${SQ}" \
 		>expect &&
 	test_cmp expect err &&
 	test_must_be_empty out &&
@@ -280,11 +280,13 @@ test_expect_success 'unknown commit' '
 	test_expect_code 128 git change update -r no-such-commit 2>err &&
 	test_grep "${SQ}no-such-commit${SQ} is not a valid commit" err &&
 	test_expect_code 128 git change update -c HEAD^{tree} 2>err &&
-	test_grep "does not point to a commit" err &&
+	test_grep "${SQ}HEAD^{tree}${SQ} is not a valid commit" err &&
 	# one wording for a name that is no commit, whichever command
 	test_expect_code 128 git change prune no-such-commit 2>err &&
 	test_grep "${SQ}no-such-commit${SQ} is not a valid commit" err &&
 	test_expect_code 128 git evolve no-such-commit 2>err &&
+	test_grep "${SQ}no-such-commit${SQ} is not a valid commit" err &&
+	test_expect_code 128 git merge --amend no-such-commit 2>err &&
 	test_grep "${SQ}no-such-commit${SQ} is not a valid commit" err
 '
 
@@ -759,7 +761,7 @@ test_expect_success 'change purge erases a secret from the history of changes' '
 		test_grep "use --force" err &&
 		test_grep "^  metas/above $(git rev-parse HEAD)\$" err &&
 		test_must_fail git change purge refs/metas/add-parser^{metacommit} 2>err &&
-		test_grep "is a metacommit" err &&
+		test_grep "cannot purge ${SQ}refs/metas/add-parser^{metacommit}${SQ}: it is a metacommit" err &&
 
 		git change purge $secret >out 2>err &&
 		cat >expect <<-\EOF &&
@@ -767,7 +769,7 @@ test_expect_success 'change purge erases a secret from the history of changes' '
 		Rewrote change metas/add-parser
 		EOF
 		test_cmp expect out &&
-		test_grep "remote-tracking change origin/metas/add-parser still has a purged version" err &&
+		test_grep "remote-tracking change ${SQ}origin/metas/add-parser${SQ} still has a purged version" err &&
 		test_cmp_rev hiddenmetas/old-parser metas/add-parser &&
 
 		# The other versions stay: the head replaces the middle one,

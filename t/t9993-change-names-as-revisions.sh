@@ -218,9 +218,9 @@ test_expect_success 'checkout, switch, reset, branch, rebase, replay, merge, wor
 	test_grep "cannot merge .$(git rev-parse "metas/first-version^{metacommit}").: it is a metacommit" err &&
 	test_path_is_missing .git/MERGE_HEAD &&
 	test_must_fail git evolve "metas/first-version^{metacommit}" 2>err &&
-	test_grep "${SQ}metas/first-version^{metacommit}${SQ} is a metacommit" err &&
+	test_grep "cannot use ${SQ}metas/first-version^{metacommit}${SQ} as an upstream: it is a metacommit" err &&
 	test_must_fail git change prune "metas/first-version^{metacommit}" 2>err &&
-	test_grep "${SQ}metas/first-version^{metacommit}${SQ} is a metacommit" err &&
+	test_grep "cannot use ${SQ}metas/first-version^{metacommit}${SQ} as an upstream: it is a metacommit" err &&
 	test_must_fail git replay --onto "metas/first-version^{metacommit}" HEAD~..main 2>err &&
 	test_grep "cannot use .metas/first-version^{metacommit}. for --onto: it is a metacommit" err &&
 	test_must_fail git worktree add ../meta-worktree "metas/first-version^{metacommit}" 2>err &&

@@ -75,7 +75,7 @@ stop_evolve_in () {
 		git commit -q -a --amend --no-edit &&
 		git checkout -q main &&
 		test_must_fail git evolve 2>err &&
-		test_grep "could not rebase metas/edit-three onto metas/file" err
+		test_grep "could not rebase ${SQ}metas/edit-three${SQ} onto ${SQ}metas/file${SQ}" err
 	) &&
 	edit=$(git -C "$1" rev-parse metas/edit-three) &&
 	onto=$(git -C "$1" rev-parse HEAD)
@@ -364,7 +364,7 @@ test_expect_success 'a conflict stops evolve with the conflict in the work tree'
 	cp file1 file1.before &&
 	git status --porcelain --untracked-files=no >status.before &&
 	test_must_fail git evolve >out 2>err &&
-	test_grep "could not rebase metas/stack-commit-c3 onto metas/stack-commit-c1: conflict" err &&
+	test_grep "could not rebase ${SQ}metas/stack-commit-c3${SQ} onto ${SQ}metas/stack-commit-c1${SQ}: conflict" err &&
 	test_grep "^  file3\$" err &&
 	test_grep "git evolve --continue" err &&
 	git for-each-ref >refs.after &&
@@ -393,7 +393,7 @@ test_expect_success 'what evolve did is told before the conflict that stopped it
 		head -n 1 out >first &&
 		echo "rebasing metas/middle onto metas/bottom" >expect &&
 		test_cmp expect first &&
-		test_grep "^error: could not rebase metas/top onto metas/middle" out &&
+		test_grep "^error: could not rebase ${SQ}metas/top${SQ} onto ${SQ}metas/middle${SQ}" out &&
 		git evolve --abort
 	)
 '
@@ -671,7 +671,7 @@ test_expect_success 'the example session of the design' '
 		test_grep "rebasing metas/test onto origin/master" out &&
 		test_grep "rebasing metas/also-test onto metas/test" out &&
 		test_grep "rebasing metas/more-testing onto metas/also-test" out &&
-		test_grep "could not rebase metas/unrelated-change onto origin/master: conflict" err &&
+		test_grep "could not rebase ${SQ}metas/unrelated-change${SQ} onto ${SQ}origin/master${SQ}: conflict" err &&
 
 		# Sort out the conflict
 		echo newchange >unrelated.txt &&
@@ -858,8 +858,11 @@ test_expect_success 'divergence stops evolve before anything moves' '
 		test_line_count = 4 changes &&
 		git for-each-ref >refs.before &&
 		test_must_fail git evolve 2>err &&
-		test_grep "is replaced by both metas/b.* and metas/b.* (divergence)" err &&
-		test_grep "git merge --amend metas/b" err &&
+		test_grep "^error: commit $(git rev-parse --short B) is replaced by both ${SQ}metas/b${SQ} and ${SQ}metas/b-2${SQ} (divergence)\$" err &&
+		test_grep "^hint:   git checkout metas/b && git merge --amend metas/b-2\$" err &&
+		test_must_fail git -c advice.evolveDivergence=false evolve 2>err &&
+		test_grep "^error: commit .* (divergence)\$" err &&
+		test_grep ! "^hint:" err &&
 		git for-each-ref >refs.after &&
 		test_cmp refs.before refs.after
 	)
@@ -870,7 +873,7 @@ test_expect_success 'change copy keeps both versions of a divergent commit' '
 	(
 		cd diverge-copy &&
 		test_must_fail git evolve 2>err &&
-		test_grep "one as a copy, with \"git change copy metas/b-2\"" err &&
+		test_grep "^hint: one as a copy, with \"git change copy metas/b-2\".\$" err &&
 		old_head=$(git rev-parse "metas/b-2^{metacommit}") &&
 		two=$(git rev-parse metas/b-2) &&
 		git change copy metas/b-2 >out &&
@@ -1226,10 +1229,10 @@ test_expect_success 'log --obslog lists the versions of a change' '
 		git checkout -q --detach HEAD^0 &&
 		test_env GIT_TEST_ENABLE_CHANGES=false test_commit --no-tag unrelated &&
 		test_must_fail git log --obslog 2>err &&
-		test_grep "HEAD is not the commit of a change" err &&
+		test_grep "${SQ}HEAD${SQ} is not the commit of a change" err &&
 		git branch unrelated &&
 		test_must_fail git log --obslog unrelated 2>err &&
-		test_grep "unrelated is not the commit of a change" err &&
+		test_grep "${SQ}unrelated${SQ} is not the commit of a change" err &&
 		test_must_fail git log --obslog metas/no-such 2>err &&
 		test_grep "change .metas/no-such. not found" err &&
 		test_must_fail git log --obslog --all 2>err &&
@@ -1244,13 +1247,13 @@ test_expect_success 'log --obslog lists the versions of a change' '
 		# a branch named like a change is the branch, as in any revision
 		git branch -f test unrelated &&
 		test_must_fail git log --obslog test 2>err &&
-		test_grep "test is not the commit of a change" err &&
+		test_grep "${SQ}test${SQ} is not the commit of a change" err &&
 		git log --obslog --oneline metas/test >actual &&
 		test_cmp expect actual &&
 		git branch -D test &&
 		git checkout -q --orphan unborn &&
 		test_must_fail git log --obslog 2>err &&
-		test_grep "HEAD does not point to a commit yet" err &&
+		test_grep "HEAD does not point to a commit" err &&
 		git checkout -q --detach unrelated
 	)
 '
@@ -1488,7 +1491,7 @@ test_expect_success 'change forget drops an alias, keeps the last name of a pare
 		git checkout -q metas/bar &&
 		test_commit stacked &&
 		test_must_fail git change forget bar 2>err &&
-		test_grep "metas/bar has changes built on it (metas/stacked...)" err &&
+		test_grep "change ${SQ}metas/bar${SQ} has changes built on it (${SQ}metas/stacked${SQ}...)" err &&
 		git rev-parse --verify refs/metas/bar &&
 		git change forget --force bar >out &&
 		test_grep "Forgot change metas/bar (was " out &&
@@ -1716,8 +1719,10 @@ test_expect_success 'a merge commit that conflicts when rebased stops evolve' '
 		git commit -q -a --amend --no-edit &&
 		git for-each-ref >refs.before &&
 		test_must_fail git evolve 2>err &&
-		test_grep "could not rebase metas/merge-side onto metas/file: conflict" err &&
-		test_grep "rebase it by hand, or abandon it" err &&
+		test_grep "could not rebase the merge commit ${SQ}metas/merge-side${SQ} onto ${SQ}metas/file${SQ}: conflict" err &&
+		test_grep "^hint: Evolve cannot stop on a merge commit" err &&
+		test_grep "git change update -c HEAD -r metas/merge-side" err &&
+		test_grep "git change abandon metas/merge-side" err &&
 		git for-each-ref >refs.after &&
 		test_cmp refs.before refs.after &&
 		test_path_is_missing .git/evolve &&
@@ -1792,7 +1797,7 @@ test_expect_success 'a carried commit that conflicts is resumed with --continue'
 		git commit -q -a --amend --no-edit &&
 
 		test_must_fail git evolve 2>err &&
-		test_grep "could not rebase $(git rev-parse --short $plain) onto metas/bottom: conflict" err &&
+		test_grep "could not rebase ${SQ}$(git rev-parse --short $plain)${SQ} onto ${SQ}metas/bottom${SQ}: conflict" err &&
 		echo x >b.t &&
 		git add b.t &&
 		git evolve --continue >out &&
@@ -1851,7 +1856,7 @@ test_expect_success 'evolve leaves a branch checked out in another worktree' '
 		old=$(git rev-parse other) &&
 		git evolve >out 2>err &&
 		test_grep "rebasing metas/beta onto metas/alpha" out &&
-		test_grep "not moving branch .heads/other.: it is checked out in .*wt-other" err &&
+		test_grep "not moving branch ${SQ}other${SQ}: it is checked out in .*wt-other" err &&
 		test_grep "^hint: Run \"git evolve\" in that worktree" err &&
 		test_grep "^hint: Disable this message with \"git config set advice.evolveOtherWorktree false\"" err &&
 		test_cmp_rev other $old &&
@@ -1934,7 +1939,7 @@ test_expect_success '--abort after a follow-up merge was squashed restores every
 		git for-each-ref >refs.before &&
 		test_must_fail git evolve >out 2>err &&
 		test_grep "^squashing metas/merge-two-versions" out &&
-		test_grep "could not rebase metas/edit-five" err &&
+		test_grep "could not rebase ${SQ}metas/edit-five${SQ}" err &&
 		git evolve --abort &&
 		git for-each-ref >refs.after &&
 		test_cmp refs.before refs.after
@@ -1948,7 +1953,7 @@ test_expect_success 'status explains a stopped evolve, with its hints' '
 		short=$(git rev-parse --short HEAD) &&
 		q_to_tab >expect <<-EOF &&
 		evolve in progress; onto $short
-		You are currently evolving changes; stopped while rebasing metas/edit-three onto $short.
+		You are currently evolving changes; stopped while rebasing ${SQ}metas/edit-three${SQ} onto ${SQ}$short${SQ}.
 		  (fix conflicts and then run "git evolve --continue")
 		  (use "git evolve --skip" to leave this change where it is)
 		  (use "git evolve --abort" to go back to where evolve started)
@@ -1965,7 +1970,7 @@ test_expect_success 'status explains a stopped evolve, with its hints' '
 
 		q_to_tab >expect <<-EOF &&
 		evolve in progress; onto $short
-		You are currently evolving changes; stopped while rebasing metas/edit-three onto $short.
+		You are currently evolving changes; stopped while rebasing ${SQ}metas/edit-three${SQ} onto ${SQ}$short${SQ}.
 
 		Unmerged paths:
 		Qboth modified:   file
@@ -1979,7 +1984,7 @@ test_expect_success 'status explains a stopped evolve, with its hints' '
 		git add file &&
 		q_to_tab >expect <<-EOF &&
 		evolve in progress; onto $short
-		You are currently evolving changes; stopped while rebasing metas/edit-three onto $short.
+		You are currently evolving changes; stopped while rebasing ${SQ}metas/edit-three${SQ} onto ${SQ}$short${SQ}.
 		  (all conflicts fixed: run "git evolve --continue")
 
 		Changes to be committed:
@@ -1993,7 +1998,7 @@ test_expect_success 'status explains a stopped evolve, with its hints' '
 
 		q_to_tab >expect <<-EOF &&
 		evolve in progress; onto $short
-		You are currently evolving changes; stopped while rebasing metas/edit-three onto $short.
+		You are currently evolving changes; stopped while rebasing ${SQ}metas/edit-three${SQ} onto ${SQ}$short${SQ}.
 
 		Changes to be committed:
 		Qmodified:   file

@@ -278,7 +278,7 @@ void evolve_result_release(struct evolve_result *result)
 		free(result->steps[i].merge);
 	}
 	free(result->steps);
-	string_list_clear(&result->moved_refs, 0);
+	string_list_clear(&result->moved_refs, 1);
 	string_list_clear(&result->skipped_refs, 1);
 	for (size_t i = 0; i < ARRAY_SIZE(result->stop_names); i++)
 		FREE_AND_NULL(result->stop_names[i]);
@@ -447,11 +447,31 @@ static const char *item_name(struct evolve_item *item)
 	return name;
 }
 
+static struct commit *resolve(struct evolver *ev, struct commit *commit,
+			      int *changed, struct evolve_item **item);
+
+/*
+ * How the steps name `onto`, what `onto_item` (NULL if none) became: by
+ * its change, else as an upstream, else by its object name. A change that
+ * became empty or was dropped left its place to what its parent became,
+ * which names it.
+ */
 static char *describe_onto(struct evolver *ev, struct evolve_item *onto_item,
 			   struct commit *onto)
 {
 	const char *name = NULL;
 
+	while (onto_item && !onto_item->landed &&
+	       (onto_item->emptied || onto_item->abandoned) &&
+	       onto_item->result == onto && onto_item->commit->parents) {
+		struct evolve_item *below;
+		int changed = 0;
+
+		if (!resolve(ev, onto_item->commit->parents->item, &changed,
+			     &below))
+			break;
+		onto_item = below;
+	}
 	if (onto_item && onto_item->result == onto && !onto_item->carried &&
 	    !onto_item->emptied && !onto_item->abandoned) {
 		name = item_name(onto_item);
@@ -1015,7 +1035,7 @@ static int break_cycle(struct evolver *ev, struct evolve_item *item)
 	if (!onto)
 		return -1;
 
-	if (!ev->opts->dry_run && !cycle_members(ev, item, &members, &nr)) {
+	if (!cycle_members(ev, item, &members, &nr)) {
 		int ret = 1;
 
 		for (size_t first = 0; ret > 0 && first < nr; first++)
@@ -1030,9 +1050,6 @@ static int break_cycle(struct evolver *ev, struct evolve_item *item)
 	item->state = ITEM_DONE;
 	if (item->abandoned)
 		item->result = onto;
-	else if (ev->opts->dry_run)
-		add_step(ev, EVOLVE_STEP_REBASE, item,
-			 describe_onto(ev, onto_item, onto));
 	else if (pick(ev, item, onto, describe_onto(ev, onto_item, onto)))
 		return -1;
 	return 0;
@@ -1132,10 +1149,7 @@ static int visit_merge(struct evolver *ev, struct evolve_item *item)
 		char *onto_name = describe_onto(ev, first_item, parents->item);
 
 		item->changed = 1;
-		if (ev->opts->dry_run)
-			add_step(ev, EVOLVE_STEP_REBASE, item, onto_name);
-		else
-			ret = pick_merge(ev, item, parents, onto_name);
+		ret = pick_merge(ev, item, parents, onto_name);
 	}
 	commit_list_free(parents);
 	return ret;
@@ -1309,11 +1323,8 @@ static int visit_one(struct evolver *ev, struct evolve_item *item)
 			item->changed = 1;
 		} else if (changed) {
 			item->changed = 1;
-			if (ev->opts->dry_run)
-				add_step(ev, EVOLVE_STEP_REBASE, item,
-					 describe_onto(ev, onto_item, onto));
-			else if (pick(ev, item, onto,
-				      describe_onto(ev, onto_item, onto)))
+			if (pick(ev, item, onto,
+				 describe_onto(ev, onto_item, onto)))
 				return -1;
 		}
 	}
@@ -1389,6 +1400,9 @@ static int evolve_in_memory(struct evolver *ev)
 
 	odb_hold_writes(ev->repo->objects);
 	ret = visit_all(ev);
+	/* A dry run drops them once it has said what it would do. */
+	if (ev->opts->dry_run)
+		return ret;
 	if (odb_release_writes(ev->repo->objects)) {
 		strbuf_addstr(ev->err, _("could not write the evolved commits"));
 		/* Nothing to stop at: the conflict's commits are missing. */
@@ -1420,25 +1434,27 @@ struct follow_cb {
  * <upstream>" moves the branch it is on; other branches there stay.
  */
 static struct commit *follow(struct evolver *ev, const struct object_id *oid,
-			     int is_head, int *failed)
+			     int is_head, int *failed, struct evolve_item **item)
 {
 	struct commit *commit = lookup_commit_reference_gently(ev->repo, oid, 1);
-	struct evolve_item *item;
 	struct commit *to;
 	int changed = 0;
 
+	*item = NULL;
 	if (!commit)
 		return NULL;
-	to = resolve(ev, commit, &changed, &item);
+	to = resolve(ev, commit, &changed, item);
 	if (!to)
 		*failed = 1;
 	if (!to || !changed || to == commit)
 		return NULL;
 	if (!is_head && !oidmap_get(&ev->obsolete, &commit->object.oid) &&
-	    (!item || item->landed))
+	    (!*item || (*item)->landed))
 		return NULL;
 	return to;
 }
+
+
 
 /*
  * The worktree other than this one that has `refname` checked out (or is
@@ -1462,11 +1478,12 @@ static int follow_branch(const struct reference *ref, void *cb_data)
 	struct follow_cb *cb = cb_data;
 	int is_head = cb->head_branch && !strcmp(ref->name, cb->head_branch);
 	const struct worktree *wt;
+	struct evolve_item *item;
 	struct commit *to;
 
 	if (ref->flags & REF_ISSYMREF)
 		return 0;
-	to = follow(cb->ev, ref->oid, is_head, &cb->failed);
+	to = follow(cb->ev, ref->oid, is_head, &cb->failed, &item);
 	if (cb->failed)
 		return -1;
 	if (!to)
@@ -1476,7 +1493,8 @@ static int follow_branch(const struct reference *ref, void *cb_data)
 				   ref->name)->util = xstrdup(wt->path);
 		return 0;
 	}
-	string_list_append(&cb->ev->result->moved_refs, ref->name);
+	string_list_append(&cb->ev->result->moved_refs, ref->name)->util =
+		describe_onto(cb->ev, item, to);
 	if (is_head) {
 		oidcpy(&cb->head_new, &to->object.oid);
 		cb->head_moves = 1;
@@ -1600,7 +1618,9 @@ static int write_results(struct evolver *ev)
 	if (ev->head_branch) {
 		cb.head_branch = ev->head_branch;
 	} else if (!is_null_oid(&ev->head_oid)) {
-		struct commit *to = follow(ev, &ev->head_oid, 1, &cb.failed);
+		struct evolve_item *item;
+		struct commit *to = follow(ev, &ev->head_oid, 1, &cb.failed,
+					   &item);
 
 		if (to) {
 			oidcpy(&cb.head_new, &to->object.oid);
@@ -2268,7 +2288,7 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 	struct evolver ev;
 	struct strbuf done = STRBUF_INIT;
 	struct strbuf saved_changes = STRBUF_INIT;
-	int ret;
+	int in_memory = 0, ret;
 
 	if (opts->action == EVOLVE_START && evolve_in_progress(r)) {
 		strbuf_addstr(err, _("an evolve is in progress; use \"git evolve --continue\", "
@@ -2310,6 +2330,7 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 		seed_done(&ev, done.buf);
 		ev.new_rewrites = ev.rewrites_nr;
 		ret = evolve_in_memory(&ev);
+		in_memory = 1;
 	}
 	if (!ret)
 		ret = write_results(&ev);
@@ -2317,6 +2338,8 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 		ret = stop_on_conflict(&ev, done.buf);
 	if (!ret && !opts->dry_run)
 		remove_state(r);
+	if (in_memory && opts->dry_run)
+		odb_discard_writes(r->objects);
 
 	if (ev.merging)
 		merge_finalize(&ev.merge_opt, &ev.merge_result);

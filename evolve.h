@@ -63,7 +63,14 @@ enum evolve_action {
 
 struct evolve_options {
 	enum evolve_action action;
-	/* Compute and report the steps, but write nothing. */
+	/*
+	 * Compute and report the steps and the branches to move, but write
+	 * nothing: the rebases are done in memory all the same (so that the
+	 * changes that would become empty, and a conflict that would stop
+	 * evolve, are reported as the real run reports them), and their
+	 * objects dropped. Divergences are not resolved (see
+	 * `follow_up_merges` and `auto_merge`), only reported.
+	 */
 	int dry_run;
 	/* Show a progress meter while rebasing. */
 	int show_progress;
@@ -110,7 +117,10 @@ enum evolve_stop {
 struct evolve_result {
 	struct evolve_step *steps;
 	size_t steps_nr, steps_alloc;
-	/* Refs (other than changes) moved to follow their commit. */
+	/*
+	 * Branches (full refnames) moved to follow their commit, each `util`
+	 * where it went, named as an evolve_step's `onto` is.
+	 */
 	struct string_list moved_refs;
 	/*
 	 * Branches that follow a rewritten commit but are checked out in
@@ -145,7 +155,8 @@ void evolve_result_release(struct evolve_result *result);
  * Nothing is written if evolve cannot go on for another reason (a divergent
  * or cyclic change, a merge commit to rebase): -1 is returned with a
  * message in `err` (and `result->stop` says why, for a hint); 0 on success.
- * `result` lists what was (or, with `dry_run`, would be) done.
+ * `result` lists what was (or, with `dry_run`, would be) done. With
+ * `dry_run`, a conflict returns -1.
  */
 int evolve_changes(struct repository *r, const struct evolve_options *opts,
 		   struct evolve_result *result, struct strbuf *err);

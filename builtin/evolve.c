@@ -78,6 +78,19 @@ static void print_step(const struct evolve_step *step)
 	}
 }
 
+/*
+ * Say where the branches that follow their commit go, after the steps
+ * that rewrote it. The names are a report's, unquoted, as the steps'.
+ */
+static void print_moved_refs(const struct string_list *moved)
+{
+	const struct string_list_item *ref;
+
+	for_each_string_list_item(ref, moved)
+		printf(_("moving branch %s to %s\n"), branch_name(ref->string),
+		       (const char *)ref->util);
+}
+
 /* Say which branches evolve left alone because another worktree has them. */
 static void print_skipped_refs(const struct string_list *skipped)
 {
@@ -186,12 +199,15 @@ int cmd_evolve(int argc, const char **argv, const char *prefix,
 		if (!quiet || opts.dry_run)
 			print_step(&result.steps[i]);
 	}
+	if (!quiet || opts.dry_run)
+		print_moved_refs(&result.moved_refs);
 	/* What was done is told before what stopped it, even through a pipe. */
 	fflush(stdout);
 	print_skipped_refs(&result.skipped_refs);
 	if (ret)
 		report_stop(&result, ret, err.buf);
-	else if (!steps && !quiet && opts.action == EVOLVE_START)
+	else if (!steps && !result.moved_refs.nr && !quiet &&
+		 opts.action == EVOLVE_START)
 		printf(_("Nothing to evolve\n"));
 	/*
 	 * An evolve writes its commits and metacommits as packs: let
@@ -272,6 +288,7 @@ int cmd_next(int argc, const char **argv, const char *prefix,
 		ret = evolve_changes(repo, &opts, &result, &err);
 		for (size_t i = 0; i < result.steps_nr; i++)
 			print_step(&result.steps[i]);
+		print_moved_refs(&result.moved_refs);
 		fflush(stdout);
 		print_skipped_refs(&result.skipped_refs);
 		if (ret)

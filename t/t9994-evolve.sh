@@ -121,6 +121,7 @@ test_expect_success 'evolve rebases the descendants of an amended change' '
 	cat >expect <<-\EOF &&
 	rebasing metas/stack-commit-c3 onto metas/stack-commit-c2
 	rebasing metas/stack-commit-c4 onto metas/stack-commit-c3
+	moving branch stack to metas/stack-commit-c4
 	EOF
 	test_cmp expect actual &&
 	test_cmp_rev metas/stack-commit-c3^ $new_c2 &&
@@ -164,6 +165,7 @@ test_expect_success '--dry-run shows the plan and writes nothing' '
 	rebasing metas/stack-commit-c2 onto metas/stack-commit-c1
 	rebasing metas/stack-commit-c3 onto metas/stack-commit-c2
 	rebasing metas/stack-commit-c4 onto metas/stack-commit-c3
+	moving branch stack to metas/stack-commit-c4
 	EOF
 	test_cmp expect actual &&
 	git for-each-ref >refs.after &&
@@ -221,7 +223,10 @@ test_expect_success 'a change that becomes empty is deleted' '
 	test_tick &&
 	git commit -q --amend --no-edit &&
 	git evolve >actual &&
-	echo "deleting metas/stack-commit-c4: it became empty on metas/stack-commit-c3" >expect &&
+	cat >expect <<-\EOF &&
+	deleting metas/stack-commit-c4: it became empty on metas/stack-commit-c3
+	moving branch stack to metas/stack-commit-c3
+	EOF
 	test_cmp expect actual &&
 	test_must_fail git rev-parse --verify -q refs/metas/stack-commit-c4 &&
 	test_cmp_rev stack metas/stack-commit-c3
@@ -240,6 +245,7 @@ test_expect_success 'an abandoned change is dropped from history' '
 	dropping abandoned metas/stack-commit-c2
 	rebasing metas/stack-commit-c3 onto metas/stack-commit-c1
 	rebasing metas/topping onto metas/stack-commit-c3
+	moving branch stack to metas/stack-commit-c3
 	EOF
 	test_cmp expect actual &&
 	test_cmp_rev metas/stack-commit-c3^ metas/stack-commit-c1 &&
@@ -269,6 +275,7 @@ test_expect_success 'change abandon, then evolve drops the commit, HEAD included
 		cat >expect <<-\EOF &&
 		dropping abandoned metas/second
 		rebasing metas/third onto metas/first
+		moving branch master to metas/third
 		EOF
 		test_cmp expect out &&
 		test_cmp_rev metas/third^ first &&
@@ -927,8 +934,9 @@ test_expect_success 'merge --amend resolves divergence as in the design' '
 		check_meta_commit metas/bar "merge --amend: bar and bam" \
 			c HEAD r $d_meta r $c_meta &&
 		test_cmp_rev "metas/bar^{metacommit}" "metas/bar-2^{metacommit}" &&
+		# master, at the obsolete first amend, follows the merge
 		git evolve >actual &&
-		echo "Nothing to evolve" >expect &&
+		echo "moving branch master to metas/bar" >expect &&
 		test_cmp expect actual
 	)
 '
@@ -1615,6 +1623,7 @@ test_expect_success 'a cycle of changes is broken: one goes first' '
 		cat >expect <<-\EOF &&
 		rebasing metas/first onto metas/x
 		rebasing metas/second onto metas/first
+		moving branch master to metas/first
 		EOF
 		test_cmp expect out &&
 		test_cmp_rev metas/first^ X &&
@@ -1652,6 +1661,7 @@ test_expect_success 'a cycle tries another change first if the first conflicts' 
 		cat >expect <<-\EOF &&
 		rebasing metas/second onto metas/x
 		rebasing metas/first onto metas/second
+		moving branch master to metas/first
 		EOF
 		test_cmp expect out &&
 		test_cmp_rev metas/second^ X &&
@@ -1767,6 +1777,8 @@ test_expect_success 'commits without a change in a stack are carried along' '
 		cat >expect <<-EOF &&
 		rebasing $(git rev-parse --short $plain) onto metas/bottom
 		rebasing metas/top onto $(git rev-parse --short metas/unrecorded)
+		moving branch master to metas/top
+		moving branch topic to metas/top
 		EOF
 		test_cmp expect out &&
 		test_cmp_rev metas/top^ metas/unrecorded &&
@@ -2069,6 +2081,7 @@ test_expect_success '--continue takes a resolution committed by hand' '
 		cat >expect <<-\EOF &&
 		rebasing metas/edit-three onto metas/file
 		rebasing metas/top onto metas/edit-three
+		moving branch main to metas/top
 		EOF
 		test_cmp expect out &&
 		test_path_is_missing .git/evolve &&
@@ -2132,6 +2145,75 @@ test_expect_success '--continue takes an amended resolution, not one with more s
 		test_cmp_rev metas/edit-three $amended &&
 		test_cmp_rev metas/edit-three:more.t $amended:more.t &&
 		test_cmp_rev metas/top^ $amended
+	)
+'
+
+test_expect_success '--dry-run prints exactly what evolve then does' '
+	git init -q -b main dry-run-same &&
+	(
+		cd dry-run-same &&
+		test_commit --no-tag base &&
+		test_commit --no-tag alpha a.t &&
+		test_commit --no-tag bravo b.t &&
+		git branch at-b &&
+		test_commit --no-tag charlie c.t &&
+		test_commit --no-tag delta d.t &&
+		git branch at-d &&
+		test_commit --no-tag echo e.t &&
+		git checkout -q -b topic &&
+		# alpha takes in the edit of bravo, which becomes empty;
+		# delta is abandoned, and echo goes onto charlie
+		git checkout -q --detach metas/alpha &&
+		git show metas/bravo:b.t >b.t &&
+		git add b.t &&
+		test_tick &&
+		git commit -q --amend --no-edit &&
+		git change abandon metas/delta >/dev/null &&
+		git checkout -q main &&
+
+		git for-each-ref >refs.before &&
+		find .git/objects -type f | sort >objects.before &&
+		git evolve -n >dry &&
+		git for-each-ref >refs.after &&
+		find .git/objects -type f | sort >objects.after &&
+		test_cmp refs.before refs.after &&
+		test_cmp objects.before objects.after &&
+		git evolve >real &&
+		test_cmp dry real &&
+		cat >expect <<-\EOF &&
+		deleting metas/bravo: it became empty on metas/alpha
+		rebasing metas/charlie onto metas/alpha
+		dropping abandoned metas/delta
+		rebasing metas/echo onto metas/charlie
+		moving branch at-b to metas/alpha
+		moving branch at-d to metas/charlie
+		moving branch main to metas/echo
+		moving branch topic to metas/echo
+		EOF
+		test_cmp expect real &&
+		test_cmp_rev at-b metas/alpha &&
+		test_cmp_rev at-d metas/charlie &&
+		test_cmp_rev main metas/echo &&
+		test_cmp_rev topic metas/echo &&
+		test_cmp_rev metas/echo^ metas/charlie &&
+		test_cmp_rev metas/charlie^ metas/alpha &&
+
+		# a conflict: the dry run says what the run stops on
+		git checkout -q --detach metas/alpha &&
+		echo conflicting >c.t &&
+		git add c.t &&
+		test_tick &&
+		git commit -q --amend --no-edit &&
+		git checkout -q main &&
+		test_must_fail git evolve -n >dry 2>dry-err &&
+		test_path_is_missing .git/evolve &&
+		test_grep ! "^hint:" dry-err &&
+		test_must_fail git evolve >real 2>real-err &&
+		test_cmp dry real &&
+		grep -v "^hint:" real-err >real-error &&
+		test_cmp dry-err real-error &&
+		test_grep "^error: could not rebase ${SQ}metas/charlie${SQ} onto ${SQ}metas/alpha${SQ}: conflict\$" dry-err &&
+		git evolve --abort
 	)
 '
 

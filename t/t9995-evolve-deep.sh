@@ -72,9 +72,11 @@ test_expect_success ULIMIT_STACK_SIZE 'a line of changes deeper than the stack' 
 	make_changes true &&
 	amend_bottom &&
 	run_with_limited_stack git evolve --dry-run >out &&
-	test_line_count = $((DEPTH - 1)) out &&
+	grep "^rebasing " out >rebasing &&
+	test_line_count = $((DEPTH - 1)) rebasing &&
 	test_grep "^rebasing metas/c2 onto metas/c1\$" out &&
-	test_grep "^rebasing metas/c$DEPTH onto metas/c$((DEPTH - 1))\$" out
+	test_grep "^rebasing metas/c$DEPTH onto metas/c$((DEPTH - 1))\$" out &&
+	test_grep "^moving branch deep to metas/c$DEPTH\$" out
 '
 
 test_expect_success ULIMIT_STACK_SIZE 'commits carried along deeper than the stack' '
@@ -87,8 +89,10 @@ test_expect_success ULIMIT_STACK_SIZE 'commits carried along deeper than the sta
 	make_changes "test \$i = 1 || test \$i = $DEPTH" &&
 	amend_bottom &&
 	run_with_limited_stack git evolve --dry-run >out &&
-	test_line_count = $((DEPTH - 1)) out &&
-	test_grep "^rebasing metas/c$DEPTH onto " out
+	grep "^rebasing " out >rebasing &&
+	test_line_count = $((DEPTH - 1)) rebasing &&
+	test_grep "^rebasing metas/c$DEPTH onto " out &&
+	test_grep "^moving branch carried to metas/c$DEPTH\$" out
 '
 
 test_done

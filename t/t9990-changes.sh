@@ -12,6 +12,23 @@ test_description='git change - low level meta-commit management'
 GIT_TEST_ENABLE_CHANGES=false
 export GIT_TEST_ENABLE_CHANGES
 
+test_expect_success 'git version says the build has the series, the agent does not' '
+	git version >actual &&
+	git --version >actual-option &&
+	test_cmp actual actual-option &&
+	upstream=$(sed -n "s/^GIT_VERSION=//p" "$GIT_BUILD_DIR/GIT-VERSION-FILE") &&
+	test -n "$upstream" &&
+	echo "git version $upstream (evolve)" >expect &&
+	test_cmp expect actual &&
+	git version --build-options >build-options &&
+	test_grep "^git version $upstream (evolve)\$" build-options &&
+	test_grep "^feature: evolve\$" build-options &&
+	test-tool serve-v2 --advertise-capabilities >out &&
+	test-tool pkt-line unpack <out >caps &&
+	test_grep -e "^agent=git/$upstream-" -e "^agent=git/$upstream\$" caps &&
+	test_grep ! evolve caps
+'
+
 test_expect_success 'setup commits and meta-commits' '
 	for c in one two three
 	do

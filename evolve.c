@@ -12,6 +12,7 @@
 #include "git-compat-util.h"
 #include "evolve.h"
 #include "abspath.h"
+#include "advice.h"
 #include "cache-tree.h"
 #include "change-table.h"
 #include "commit.h"
@@ -33,11 +34,13 @@
 #include "read-cache-ll.h"
 #include "refs.h"
 #include "replay.h"
+#include "revision.h"
 #include "repository.h"
 #include "tree.h"
 #include "reset.h"
 #include "sequencer.h"
 #include "strbuf.h"
+#include "strvec.h"
 #include "wrapper.h"
 #include "worktree.h"
 #include "wt-status.h"
@@ -199,19 +202,22 @@ int evolve_in_progress(struct repository *r)
 }
 
 /*
- * The change whose commit is `commit`, as users write it ("metas/foo"; the
- * first by name if several hold it), or else its abbreviated object name.
- * The content index tells which changes may hold it, so that this costs
- * the same however many changes there are; a change that only came by
- * fetch is not found there.
+ * The first by name of the local changes whose commit is `commit`, as the
+ * content index lists them and the refs confirm: its refname is put in
+ * `refname`. Returns 0 if there is none. This costs the same however many
+ * changes there are; a change that only came by fetch or update-ref is
+ * not found.
  */
-static char *name_commit(struct repository *r, const struct object_id *commit)
+static int indexed_change_of(struct repository *r,
+			     struct content_index_cache *cache,
+			     const struct object_id *commit,
+			     struct strbuf *refname)
 {
 	struct string_list listed = STRING_LIST_INIT_DUP;
 	struct string_list_item *name;
-	char *ret = NULL;
+	int found = 0;
 
-	content_index_listed(r, NULL, commit, &listed);
+	content_index_listed(r, cache, commit, &listed);
 	string_list_sort(&listed);
 	for_each_string_list_item(name, &listed) {
 		struct object_id content;
@@ -220,14 +226,216 @@ static char *name_commit(struct repository *r, const struct object_id *commit)
 			continue;
 		peel_change_head(r, name->string, &content);
 		if (oideq(&content, commit)) {
-			ret = xstrdup(name->string + strlen("refs/"));
+			strbuf_addstr(refname, name->string);
+			found = 1;
 			break;
 		}
 	}
 	string_list_clear(&listed, 0);
-	if (!ret)
-		ret = xstrdup(repo_find_unique_abbrev(r, commit, DEFAULT_ABBREV));
-	return ret;
+	return found;
+}
+
+/*
+ * The change whose commit is `commit`, as users write it ("metas/foo"; the
+ * first by name if several hold it), or else its abbreviated object name.
+ */
+static char *name_commit(struct repository *r, const struct object_id *commit)
+{
+	struct strbuf refname = STRBUF_INIT;
+
+	if (indexed_change_of(r, NULL, commit, &refname)) {
+		char *ret = xstrdup(refname.buf + strlen("refs/"));
+
+		strbuf_release(&refname);
+		return ret;
+	}
+	return xstrdup(repo_find_unique_abbrev(r, commit, DEFAULT_ABBREV));
+}
+
+/*
+ * The commits rewritten by a command that left changes built on them, so
+ * that "git status" can count those orphans without reading every change.
+ * One object name per line, appended; evolve removes the file when it has
+ * nothing left to rebase. Read back, it is untrusted: lines that are not
+ * object names are skipped, and only the newest ORPHANED_MAX are read.
+ */
+#define ORPHANED_FILE "evolve-orphaned"
+#define ORPHANED_MAX 64
+
+static void note_orphaned(struct repository *r, const struct oid_array *replaced)
+{
+	char *path = repo_common_path(r, ORPHANED_FILE);
+	struct strbuf lines = STRBUF_INIT;
+	int fd;
+
+	for (size_t i = 0; i < replaced->nr; i++)
+		strbuf_addf(&lines, "%s\n", oid_to_hex(&replaced->oid[i]));
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0666);
+	if (fd < 0 || write_in_full(fd, lines.buf, lines.len) < 0 ||
+	    adjust_shared_perm(r, path))
+		warning_errno(_("could not update '%s'"), path);
+	if (fd >= 0)
+		close(fd);
+	strbuf_release(&lines);
+	free(path);
+}
+
+static void read_orphaned(struct repository *r, struct oid_array *replaced)
+{
+	char *path = repo_common_path(r, ORPHANED_FILE);
+	struct strbuf buf = STRBUF_INIT;
+	const char *p;
+
+	if (strbuf_read_file(&buf, path, 0) < 0) {
+		if (errno != ENOENT)
+			warning_errno(_("could not read '%s'"), path);
+		goto out;
+	}
+	for (p = buf.buf; *p; ) {
+		const char *eol = strchrnul(p, '\n');
+		struct object_id oid;
+		const char *end;
+
+		if (!parse_oid_hex_algop(p, &oid, &end, r->hash_algo) &&
+		    end == eol)
+			oid_array_append(replaced, &oid);
+		p = *eol ? eol + 1 : eol;
+	}
+	if (replaced->nr > ORPHANED_MAX) {
+		size_t drop = replaced->nr - ORPHANED_MAX;
+
+		MOVE_ARRAY(replaced->oid, replaced->oid + drop, ORPHANED_MAX);
+		replaced->nr = ORPHANED_MAX;
+	}
+out:
+	strbuf_release(&buf);
+	free(path);
+}
+
+/* After a complete evolve: forget the orphaned commits with none left. */
+static void forget_orphaned(struct repository *r)
+{
+	struct oid_array replaced = OID_ARRAY_INIT;
+	char *path;
+
+	read_orphaned(r, &replaced);
+	if (replaced.nr && !evolve_count_orphans_above(r, &replaced)) {
+		path = repo_common_path(r, ORPHANED_FILE);
+		if (unlink(path) && errno != ENOENT)
+			warning_errno(_("could not remove '%s'"), path);
+		free(path);
+	}
+	oid_array_clear(&replaced);
+}
+
+static int collect_tip(const struct reference *ref, void *cb_data)
+{
+	if (!(ref->flags & REF_ISSYMREF))
+		oid_array_append(cb_data, ref->oid);
+	return 0;
+}
+
+/*
+ * Add to `args` the local branches and HEAD that contain one of
+ * `replaced`, which is where the commits built on them are, and the
+ * commits of `replaced` that exist, as the bottoms of the walk. (Stacks
+ * that no branch holds are not looked for: that would mean reading every
+ * change.) Returns the number of tips added.
+ */
+static int add_walk_above(struct repository *r, const struct oid_array *replaced,
+			  struct strvec *args)
+{
+	struct commit_list *bottoms = NULL;
+	struct oid_array tips = OID_ARRAY_INIT;
+	struct object_id head;
+	int nr = 0;
+
+	for (size_t i = 0; i < replaced->nr; i++) {
+		struct commit *c = lookup_commit_reference_gently(r, &replaced->oid[i], 1);
+
+		if (c && !repo_parse_commit(r, c))
+			commit_list_insert(c, &bottoms);
+	}
+	if (!bottoms)
+		return 0;
+	if (!refs_read_ref(get_main_ref_store(r), "HEAD", &head))
+		oid_array_append(&tips, &head);
+	refs_for_each_branch_ref(get_main_ref_store(r), collect_tip, &tips);
+	for (size_t i = 0; i < tips.nr; i++) {
+		struct commit *tip = lookup_commit_reference_gently(r, &tips.oid[i], 1);
+
+		if (tip && repo_is_descendant_of(r, tip, bottoms) > 0) {
+			strvec_push(args, oid_to_hex(&tip->object.oid));
+			nr++;
+		}
+	}
+	for (struct commit_list *b = nr ? bottoms : NULL; b; b = b->next)
+		strvec_pushf(args, "^%s", oid_to_hex(&b->item->object.oid));
+	oid_array_clear(&tips);
+	commit_list_free(bottoms);
+	return nr;
+}
+
+int evolve_count_orphans_above(struct repository *r,
+			       const struct oid_array *replaced)
+{
+	struct strvec args = STRVEC_INIT;
+	struct content_index_cache cache = { 0 };
+	struct strbuf refname = STRBUF_INIT;
+	struct rev_info revs;
+	struct commit *commit;
+	int count = 0;
+
+	strvec_pushl(&args, "rev-list", "--ancestry-path", NULL);
+	if (!add_walk_above(r, replaced, &args))
+		goto out;
+
+	/* The caller's walks may have marked the commits SEEN. */
+	reset_revision_walk();
+	repo_init_revisions(r, &revs, NULL);
+	setup_revisions_from_strvec(&args, &revs, NULL);
+	if (!prepare_revision_walk(&revs)) {
+		while ((commit = get_revision(&revs))) {
+			strbuf_reset(&refname);
+			count += indexed_change_of(r, &cache, &commit->object.oid,
+						   &refname);
+		}
+	}
+	reset_revision_walk();
+	release_revisions(&revs);
+out:
+	content_index_cache_release(&cache);
+	strbuf_release(&refname);
+	strvec_clear(&args);
+	return count;
+}
+
+int evolve_count_orphans(struct repository *r)
+{
+	struct oid_array replaced = OID_ARRAY_INIT;
+	int count = 0;
+
+	if (!repo_changes_enabled(r))
+		return 0;
+	read_orphaned(r, &replaced);
+	if (replaced.nr)
+		count = evolve_count_orphans_above(r, &replaced);
+	oid_array_clear(&replaced);
+	return count;
+}
+
+void evolve_report_orphans(struct repository *r, const struct oid_array *replaced)
+{
+	int count = evolve_count_orphans_above(r, replaced);
+
+	if (!count)
+		return;
+	note_orphaned(r, replaced);
+	advise_if_enabled(ADVICE_EVOLVE_ORPHANS,
+			  Q_("%d change is built on a commit you rewrote; run \"git evolve\" to rebase it.",
+			     "%d changes are built on commits you rewrote; run \"git evolve\" to rebase them.",
+			     count),
+			  count);
 }
 
 int evolve_describe_stop(struct repository *r, char **current, char **onto)
@@ -2336,8 +2544,10 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 		ret = write_results(&ev);
 	else if (ev.conflict_item && !opts->dry_run)
 		ret = stop_on_conflict(&ev, done.buf);
-	if (!ret && !opts->dry_run)
+	if (!ret && !opts->dry_run) {
 		remove_state(r);
+		forget_orphaned(r);
+	}
 	if (in_memory && opts->dry_run)
 		odb_discard_writes(r->objects);
 
@@ -2823,7 +3033,9 @@ int abandon_and_leave(struct repository *r, const struct object_id *commit,
 
 /*
  * The head of the change whose commit is `commit` (`what` names it in the
- * error): the first one by name if several hold it.
+ * error): the first one by name if several hold it. The content index
+ * answers for changes this library moved; only a commit it does not list
+ * (a change fetched or set by update-ref) costs reading every change.
  */
 static int change_holding(struct repository *r, const struct object_id *commit,
 			  const char *what, struct object_id *head,
@@ -2831,11 +3043,17 @@ static int change_holding(struct repository *r, const struct object_id *commit,
 {
 	struct change_table table;
 	struct string_list holding = STRING_LIST_INIT_DUP;
+	struct strbuf refname = STRBUF_INIT;
 	int ret = -1;
 
-	change_table_init(&table);
-	change_table_add_all_visible(&table, r);
-	local_changes_of(&table, commit, &holding);
+	if (indexed_change_of(r, NULL, commit, &refname)) {
+		string_list_append(&holding, refname.buf);
+	} else {
+		change_table_init(&table);
+		change_table_add_all_visible(&table, r);
+		local_changes_of(&table, commit, &holding);
+		change_table_clear(&table);
+	}
 	if (!holding.nr)
 		strbuf_addf(err, _("'%s' is not the commit of a change"), what);
 	else if (refs_read_ref(get_main_ref_store(r),
@@ -2844,7 +3062,7 @@ static int change_holding(struct repository *r, const struct object_id *commit,
 	else
 		ret = 0;
 	string_list_clear(&holding, 0);
-	change_table_clear(&table);
+	strbuf_release(&refname);
 	return ret;
 }
 

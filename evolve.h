@@ -5,6 +5,7 @@
 #include "string-list.h"
 
 struct commit;
+struct oid_array;
 struct repository;
 struct strbuf;
 
@@ -243,6 +244,33 @@ int evolve_move_head(struct repository *r, struct commit *to,
  */
 int evolve_merge_amend(struct repository *r, struct commit *other,
 		       struct strbuf *err);
+
+/*
+ * How many local changes are built, through any number of commits, on one
+ * of `replaced`, commits a command has just rewritten or dropped: the
+ * orphans it left. They are looked for above `replaced` on HEAD and the
+ * local branches, among the commits the content index names as the
+ * commits of changes, so that this costs what those stacks hold, not what
+ * the repository holds. It walks commits as a revision walk does and
+ * clears the walk's marks (reset_revision_walk()): not for use during one.
+ */
+int evolve_count_orphans_above(struct repository *r,
+			       const struct oid_array *replaced);
+
+/*
+ * After a command rewrote or dropped `replaced`: if that left orphans,
+ * remember the commits for evolve_count_orphans() and say how many there
+ * are and to run "git evolve" (advice.evolveOrphans).
+ */
+void evolve_report_orphans(struct repository *r,
+			   const struct oid_array *replaced);
+
+/*
+ * How many orphans the rewrites that evolve_report_orphans() saw still
+ * leave (for "git status"); 0 when changes do not record. Costs one
+ * stat() when there were none since the last complete evolve.
+ */
+int evolve_count_orphans(struct repository *r);
 
 /* The state of a change, for "git change list". */
 #define CHANGE_STATE_CURRENT   (1 << 0) /* its commit is HEAD */

@@ -1158,6 +1158,56 @@ test_expect_success 'branch.<name>.rebase=evolve, shown by remote show' '
 	)
 '
 
+test_expect_success 'an amend below other work says how many changes need evolving' '
+	git init orphan-hint &&
+	(
+		cd orphan-hint &&
+		test_commit base &&
+		test_commit one &&
+		test_commit two &&
+		test_commit three &&
+		git commit --amend -m "three, at the top" 2>err &&
+		test_grep ! "hint:" err &&
+		test_path_is_missing .git/evolve-orphaned &&
+		git checkout -q --detach one &&
+		git commit --amend -m "one, amended" 2>err &&
+		test_grep "^hint: 2 changes are built on commits you rewrote; run \"git evolve\" to rebase them.$" err &&
+		git status >out &&
+		test_grep "^2 changes are built on commits that were rewritten.$" out &&
+		test_grep "^  (use \"git evolve\" to rebase them)$" out &&
+		git -c advice.statusHints=false status >out &&
+		test_grep "^2 changes are built" out &&
+		test_grep ! "use \"git evolve\"" out &&
+		git status --porcelain --untracked-files=no >out &&
+		test_must_be_empty out &&
+		git -c advice.evolveOrphans=false commit --amend -m "one, again" 2>err &&
+		test_grep ! "hint:" err &&
+		git evolve &&
+		git status >out &&
+		test_grep ! "built on" out &&
+		test_path_is_missing .git/evolve-orphaned
+	)
+'
+
+test_expect_success 'a rebase of the bottom of a stack says what it left to evolve' '
+	git init orphan-rebase &&
+	(
+		cd orphan-rebase &&
+		test_commit base &&
+		test_commit one &&
+		test_commit two &&
+		test_commit three &&
+		git checkout -q -b bottom two &&
+		git rebase -f HEAD~2 2>err &&
+		test_grep "^hint: 1 change is built on a commit you rewrote; run \"git evolve\" to rebase it.$" err &&
+		git status >out &&
+		test_grep "^1 change is built on a commit that was rewritten.$" out &&
+		echo garbage >>.git/evolve-orphaned &&
+		git status >out &&
+		test_grep "^1 change is built" out
+	)
+'
+
 test_expect_success 'every change above a rewritten commit is an orphan' '
 	git init orphans &&
 	(
@@ -2022,7 +2072,9 @@ test_expect_success 'status explains a stopped evolve, with its hints' '
 
 		git evolve --abort &&
 		git status --untracked-files=no >actual &&
-		test_grep ! -i evolv actual
+		test_grep ! "currently evolving" actual &&
+		test_grep ! "evolve in progress" actual &&
+		test_grep "^2 changes are built on commits that were rewritten.$" actual
 	)
 '
 

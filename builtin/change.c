@@ -23,6 +23,7 @@
 #include "metacommit.h"
 #include "object-name.h"
 #include "odb.h"
+#include "oidmap.h"
 #include "parse-options.h"
 #include "pretty.h"
 #include "ref-filter.h"
@@ -325,6 +326,82 @@ static void list_graph(struct repository *repo, const struct string_list *shown,
 	release_revisions(&rev);
 }
 
+/* A change to list, and where its commit comes in stack order. */
+struct stacked_change {
+	const char *refname;
+	size_t position;
+};
+
+/* Where a commit comes in stack order. */
+struct commit_position {
+	struct oidmap_entry entry;
+	size_t position;
+};
+
+static int compare_stacked(const void *a_, const void *b_)
+{
+	const struct stacked_change *a = a_, *b = b_;
+
+	if (a->position != b->position)
+		return a->position < b->position ? -1 : 1;
+	return strcmp(a->refname, b->refname);
+}
+
+/*
+ * Put `shown` in stack order: the order in which "git log --graph" shows
+ * their commits, the top of a stack first and each stack down to its
+ * bottom, the newest stack first; changes holding one commit (aliases)
+ * stay together, by name, and changes whose commit cannot be read come
+ * last.
+ */
+static void sort_in_stack_order(struct repository *repo,
+				struct change_table *table,
+				struct string_list *shown)
+{
+	struct stacked_change *changes;
+	struct commit_list *commits = NULL;
+	struct oidmap positions = OIDMAP_INIT;
+	struct commit_position *at;
+	size_t position = 0;
+
+	CALLOC_ARRAY(changes, shown->nr);
+	for (size_t i = 0; i < shown->nr; i++) {
+		struct change_head *head = change_table_get(table, shown->items[i].string);
+		struct commit *commit = head ?
+			lookup_commit_reference_gently(repo, &head->content, 1) : NULL;
+
+		changes[i].refname = shown->items[i].string;
+		changes[i].position = SIZE_MAX;
+		if (!commit || repo_parse_commit(repo, commit) ||
+		    oidmap_get(&positions, &commit->object.oid))
+			continue;
+		CALLOC_ARRAY(at, 1);
+		oidcpy(&at->entry.oid, &commit->object.oid);
+		at->position = SIZE_MAX;
+		oidmap_put(&positions, at);
+		commit_list_insert(commit, &commits);
+	}
+	commit_list_sort_by_date(&commits);
+	sort_in_topological_order(&commits, REV_SORT_IN_GRAPH_ORDER);
+	for (struct commit_list *c = commits; c; c = c->next) {
+		at = oidmap_get(&positions, &c->item->object.oid);
+		at->position = position++;
+	}
+	for (size_t i = 0; i < shown->nr; i++) {
+		struct change_head *head = change_table_get(table, changes[i].refname);
+
+		at = head ? oidmap_get(&positions, &head->content) : NULL;
+		if (at)
+			changes[i].position = at->position;
+	}
+	QSORT(changes, shown->nr, compare_stacked);
+	for (size_t i = 0; i < shown->nr; i++)
+		shown->items[i].string = (char *)changes[i].refname;
+	commit_list_free(commits);
+	oidmap_clear(&positions, 1);
+	free(changes);
+}
+
 static int change_list(int argc, const char **argv, const char *prefix,
 		       struct repository *repo)
 {
@@ -384,8 +461,10 @@ static int change_list(int argc, const char **argv, const char *prefix,
 	if (hidden)
 		kinds |= CHANGE_KIND_HIDDEN;
 	/*
-	 * Names alone come from the refs, without reading 10,000 commits;
-	 * the other forms read them, and skip malformed metacommits.
+	 * -v, --porcelain and --format read every change and skip malformed
+	 * metacommits. Names alone come from the refs (a malformed
+	 * metacommit is listed, last), put in stack order by reading the
+	 * changes; --graph lets its walk read the commits it draws.
 	 */
 	change_table_init(&table);
 	if (verbose || porcelain || format.format) {
@@ -393,6 +472,8 @@ static int change_list(int argc, const char **argv, const char *prefix,
 		change_table_refnames(&table, &refnames);
 	} else {
 		change_refnames(repo, kinds, &refnames);
+		if (!graph)
+			change_table_add_kinds(&table, repo, kinds);
 	}
 	for_each_string_list_item(item, &refnames) {
 		int len = strlen(display_name(item->string));
@@ -403,6 +484,9 @@ static int change_list(int argc, const char **argv, const char *prefix,
 		if (len > width)
 			width = len;
 	}
+	/* Scripts get the changes by name, as for-each-ref lists refs. */
+	if (!graph && !porcelain && !format.format)
+		sort_in_stack_order(repo, &table, &shown);
 	if (verbose || porcelain || graph)
 		evolve_change_states(repo, &shown);
 	if (graph)

@@ -139,12 +139,14 @@ test_expect_success 'forced non-fast forward update succeeds' '
 	test_cmp_rev metas/one two
 '
 
+# "git change list" lists in stack order: as "git log --graph" shows the
+# commits, newest first; here "one" holds the oldest.
 test_expect_success 'list changes' '
 	cat >expect <<-\EOF &&
 	metas/another-one
-	metas/one
 	metas/three
 	metas/two
+	metas/one
 	EOF
 	git change list >actual &&
 	test_cmp expect actual &&
@@ -154,8 +156,8 @@ test_expect_success 'list changes' '
 
 test_expect_success 'list changes matching patterns' '
 	cat >expect <<-\EOF &&
-	metas/one
 	metas/three
+	metas/one
 	EOF
 	git change list one metas/thr* >actual &&
 	test_cmp expect actual &&
@@ -181,9 +183,9 @@ test_expect_success 'list remote and hidden changes' '
 	test_cmp expect actual &&
 	cat >expect <<-\EOF &&
 	metas/another-one
-	metas/one
 	metas/three
 	metas/two
+	metas/one
 	origin/metas/one
 	EOF
 	git change list -a >actual &&
@@ -352,10 +354,13 @@ test_expect_success 'malformed metacommits are rejected' '
 		git change list -v >actual 2>err &&
 		test_grep "ignoring ${SQ}refs/metas/malformed${SQ}: metacommit $bad" err &&
 		test_grep ! malformed actual &&
-		# names alone are listed without reading the commits
+		# names alone come from the refs: it is listed, last
 		git change list >actual 2>err &&
 		test_grep "^metas/malformed\$" actual &&
-		test_must_be_empty err &&
+		tail -n 1 actual >last &&
+		echo metas/malformed >expect &&
+		test_cmp expect last &&
+		test_grep "ignoring ${SQ}refs/metas/malformed${SQ}: metacommit $bad" err &&
 		test_must_fail git change update -c $bad 2>err &&
 		test_grep "error: metacommit $bad has" err &&
 		git fsck 2>err &&

@@ -635,11 +635,11 @@ test_expect_success 'the example session of the design' '
 		git commit -q -m "More testing" &&
 		git change list >actual &&
 		cat >expect <<-\EOF &&
-		metas/also-test
-		metas/initial-commit
 		metas/more-testing
-		metas/some-change-already
+		metas/also-test
 		metas/test
+		metas/some-change-already
+		metas/initial-commit
 		EOF
 		test_cmp expect actual &&
 
@@ -1208,6 +1208,34 @@ test_expect_success 'a rebase of the bottom of a stack says what it left to evol
 	)
 '
 
+test_expect_success 'change list is in stack order, scripts get names in order' '
+	git init stack-order &&
+	(
+		cd stack-order &&
+		test_commit base &&
+		test_commit zeta-one &&
+		test_commit zeta-two &&
+		git checkout -q -b other base &&
+		test_commit alpha-one &&
+		git change update -g alias -c HEAD >/dev/null &&
+		# the newest stack first, each from its top; aliases by name
+		test_write_lines metas/alias metas/alpha-one metas/zeta-two \
+			metas/zeta-one metas/base >expect &&
+		git change list >actual &&
+		test_cmp expect actual &&
+		git change list -v >actual &&
+		sed "s/^[* ] *\([^ ]*\) .*/\1/" actual >names &&
+		test_cmp expect names &&
+		test_write_lines metas/alias metas/alpha-one metas/base \
+			metas/zeta-one metas/zeta-two >expect &&
+		git change list --format="%(refname:short)" >actual &&
+		test_cmp expect actual &&
+		git change list --porcelain >actual &&
+		sed "s,^refs/\([^ ]*\) .*,\1," actual >names &&
+		test_cmp expect names
+	)
+'
+
 test_expect_success 'every change above a rewritten commit is an orphan' '
 	git init orphans &&
 	(
@@ -1241,14 +1269,14 @@ test_expect_success 'change list -v and --porcelain show the states' '
 		test_cmp expect actual &&
 		git change list -v >actual &&
 		cat >expect <<-EOF &&
-		  metas/b      $(git rev-parse --short metas/b) (divergent) B one
 		* metas/b-2    $(git rev-parse --short HEAD) (divergent) B two
-		  metas/c      $(git rev-parse --short C) (orphan) C
+		  metas/b      $(git rev-parse --short metas/b) (divergent) B one
 		  metas/change $(git rev-parse --short A) A
+		  metas/c      $(git rev-parse --short C) (orphan) C
 		EOF
 		test_cmp expect actual &&
 		git change list >actual &&
-		test_write_lines metas/b metas/b-2 metas/c metas/change >expect &&
+		test_write_lines metas/b-2 metas/b metas/change metas/c >expect &&
 		test_cmp expect actual &&
 		test_must_fail git change list -v --porcelain 2>err &&
 		test_grep "cannot be used together" err
@@ -1636,11 +1664,11 @@ test_expect_success 'change prune hides obsolete, abandoned and landed changes' 
 			expect >expect.pruned &&
 		test_cmp expect.pruned actual &&
 		test_grep "git change restore" err &&
-		test_write_lines metas/child metas/kept metas/obs metas/parent >expect &&
+		test_write_lines metas/child metas/parent metas/obs metas/kept >expect &&
 		git change list >actual &&
 		test_cmp expect actual &&
-		test_write_lines hiddenmetas/base hiddenmetas/landed \
-			hiddenmetas/lone hiddenmetas/stale >expect &&
+		test_write_lines hiddenmetas/lone hiddenmetas/stale \
+			hiddenmetas/landed hiddenmetas/base >expect &&
 		git change list --hidden "hiddenmetas/*" >actual &&
 		test_cmp expect actual &&
 		git change prune >actual &&
@@ -2141,10 +2169,10 @@ test_expect_success '--continue takes a resolution committed by hand' '
 		# one change holds the resolution: the one that conflicted
 		git change list >actual &&
 		cat >expect <<-\EOF &&
-		metas/base
+		metas/top
 		metas/edit-three
 		metas/file
-		metas/top
+		metas/base
 		EOF
 		test_cmp expect actual &&
 		test_cmp_rev metas/edit-three $resolved &&
@@ -2188,10 +2216,10 @@ test_expect_success '--continue takes an amended resolution, not one with more s
 		git evolve --continue &&
 		git change list >actual &&
 		cat >expect <<-\EOF &&
-		metas/base
+		metas/top
 		metas/edit-three
 		metas/file
-		metas/top
+		metas/base
 		EOF
 		test_cmp expect actual &&
 		test_cmp_rev metas/edit-three $amended &&

@@ -391,4 +391,25 @@ test_expect_success 'log --decorate copes with a change that holds an annotated 
 	)
 '
 
+test_expect_success 'checkout of a change only a remote has makes no branch' '
+	git init checkout-remote-change &&
+	(
+		cd checkout-remote-change &&
+		test_commit base &&
+		git remote add origin ../nowhere.git &&
+		git update-ref refs/remotes/origin/metas/theirs HEAD &&
+		test_must_fail git checkout metas/theirs 2>err &&
+		test_grep "${SQ}metas/theirs${SQ} is a change of a remote, not a branch; check out ${SQ}origin/metas/theirs${SQ} to work on it" err &&
+		test_must_fail git switch metas/theirs 2>err &&
+		test_grep "is a change of a remote, not a branch" err &&
+		test_must_fail git rev-parse --verify -q refs/heads/metas/theirs &&
+		git checkout -q origin/metas/theirs &&
+		test_cmp_rev HEAD base &&
+		# a remote-tracking branch is guessed as before
+		git update-ref refs/remotes/origin/topic base &&
+		git checkout -q topic &&
+		test_cmp_rev refs/heads/topic base
+	)
+'
+
 test_done

@@ -202,34 +202,44 @@ int evolve_in_progress(struct repository *r)
 }
 
 /*
- * The first by name of the local changes whose commit is `commit`, as the
- * content index lists them and the refs confirm: its refname is put in
- * `refname`. Returns 0 if there is none. This costs the same however many
- * changes there are; a change that only came by fetch or update-ref is
- * not found.
+ * What the content index says of `commit`, checked against the refs: the
+ * first by name of the local changes whose commit it is goes in `refname`
+ * (if not NULL), and `*moved` (if not NULL) is set if a change it lists
+ * for `commit` is gone or holds another commit now, which makes `commit`
+ * a candidate obsolete version. Returns whether a change holds `commit`.
+ * This costs the same however many changes there are; a change that
+ * only came by fetch or update-ref is not found.
  */
 static int indexed_change_of(struct repository *r,
 			     struct content_index_cache *cache,
 			     const struct object_id *commit,
-			     struct strbuf *refname)
+			     struct strbuf *refname, int *moved)
 {
 	struct string_list listed = STRING_LIST_INIT_DUP;
 	struct string_list_item *name;
 	int found = 0;
 
+	if (moved)
+		*moved = 0;
 	content_index_listed(r, cache, commit, &listed);
 	string_list_sort(&listed);
 	for_each_string_list_item(name, &listed) {
 		struct object_id content;
 
 		if (refs_read_ref(get_main_ref_store(r), name->string, &content))
-			continue;
-		peel_change_head(r, name->string, &content);
-		if (oideq(&content, commit)) {
-			strbuf_addstr(refname, name->string);
+			oidcpy(&content, null_oid(r->hash_algo));
+		else
+			peel_change_head(r, name->string, &content);
+		if (!oideq(&content, commit)) {
+			if (moved)
+				*moved = 1;
+		} else if (!found) {
+			if (refname)
+				strbuf_addstr(refname, name->string);
 			found = 1;
-			break;
 		}
+		if (found && (!moved || *moved))
+			break;
 	}
 	string_list_clear(&listed, 0);
 	return found;
@@ -243,7 +253,7 @@ static char *name_commit(struct repository *r, const struct object_id *commit)
 {
 	struct strbuf refname = STRBUF_INIT;
 
-	if (indexed_change_of(r, NULL, commit, &refname)) {
+	if (indexed_change_of(r, NULL, commit, &refname, NULL)) {
 		char *ret = xstrdup(refname.buf + strlen("refs/"));
 
 		strbuf_release(&refname);
@@ -381,7 +391,6 @@ int evolve_count_orphans_above(struct repository *r,
 {
 	struct strvec args = STRVEC_INIT;
 	struct content_index_cache cache = { 0 };
-	struct strbuf refname = STRBUF_INIT;
 	struct rev_info revs;
 	struct commit *commit;
 	int count = 0;
@@ -395,17 +404,14 @@ int evolve_count_orphans_above(struct repository *r,
 	repo_init_revisions(r, &revs, NULL);
 	setup_revisions_from_strvec(&args, &revs, NULL);
 	if (!prepare_revision_walk(&revs)) {
-		while ((commit = get_revision(&revs))) {
-			strbuf_reset(&refname);
+		while ((commit = get_revision(&revs)))
 			count += indexed_change_of(r, &cache, &commit->object.oid,
-						   &refname);
-		}
+						   NULL, NULL);
 	}
 	reset_revision_walk();
 	release_revisions(&revs);
 out:
 	content_index_cache_release(&cache);
-	strbuf_release(&refname);
 	strvec_clear(&args);
 	return count;
 }
@@ -3046,7 +3052,7 @@ static int change_holding(struct repository *r, const struct object_id *commit,
 	struct strbuf refname = STRBUF_INIT;
 	int ret = -1;
 
-	if (indexed_change_of(r, NULL, commit, &refname)) {
+	if (indexed_change_of(r, NULL, commit, &refname, NULL)) {
 		string_list_append(&holding, refname.buf);
 	} else {
 		change_table_init(&table);
@@ -3602,27 +3608,10 @@ void obsolete_finder_free(struct obsolete_finder *finder)
 static int may_be_obsolete(struct obsolete_finder *finder,
 			   const struct object_id *commit)
 {
-	struct string_list refnames = STRING_LIST_INIT_DUP;
-	struct string_list_item *name;
-	int ret = 0;
+	int moved;
 
-	content_index_listed(finder->repo, &finder->index, commit, &refnames);
-	for_each_string_list_item(name, &refnames) {
-		struct object_id content;
-
-		if (refs_read_ref(get_main_ref_store(finder->repo),
-				  name->string, &content)) {
-			ret = 1;
-			break;
-		}
-		peel_change_head(finder->repo, name->string, &content);
-		if (!oideq(&content, commit)) {
-			ret = 1;
-			break;
-		}
-	}
-	string_list_clear(&refnames, 0);
-	return ret;
+	indexed_change_of(finder->repo, &finder->index, commit, NULL, &moved);
+	return moved;
 }
 
 int obsolete_finder_lookup(struct obsolete_finder *finder,

@@ -326,24 +326,26 @@ static void list_graph(struct repository *repo, const struct string_list *shown,
 	release_revisions(&rev);
 }
 
-/* A change to list, and where its commit comes in stack order. */
-struct stacked_change {
-	const char *refname;
-	size_t position;
-};
-
 /* Where a commit comes in stack order. */
 struct commit_position {
 	struct oidmap_entry entry;
 	size_t position;
 };
 
+/* A change to list, and where its commit comes (NULL: unreadable). */
+struct stacked_change {
+	const char *refname;
+	const struct commit_position *at;
+};
+
 static int compare_stacked(const void *a_, const void *b_)
 {
 	const struct stacked_change *a = a_, *b = b_;
+	size_t pa = a->at ? a->at->position : SIZE_MAX;
+	size_t pb = b->at ? b->at->position : SIZE_MAX;
 
-	if (a->position != b->position)
-		return a->position < b->position ? -1 : 1;
+	if (pa != pb)
+		return pa < pb ? -1 : 1;
 	return strcmp(a->refname, b->refname);
 }
 
@@ -371,28 +373,22 @@ static void sort_in_stack_order(struct repository *repo,
 			lookup_commit_reference_gently(repo, &head->content, 1) : NULL;
 
 		changes[i].refname = shown->items[i].string;
-		changes[i].position = SIZE_MAX;
-		if (!commit || repo_parse_commit(repo, commit) ||
-		    oidmap_get(&positions, &commit->object.oid))
+		if (!commit || repo_parse_commit(repo, commit))
 			continue;
-		CALLOC_ARRAY(at, 1);
-		oidcpy(&at->entry.oid, &commit->object.oid);
-		at->position = SIZE_MAX;
-		oidmap_put(&positions, at);
-		commit_list_insert(commit, &commits);
+		at = oidmap_get(&positions, &commit->object.oid);
+		if (!at) {
+			CALLOC_ARRAY(at, 1);
+			oidcpy(&at->entry.oid, &commit->object.oid);
+			oidmap_put(&positions, at);
+			commit_list_insert(commit, &commits);
+		}
+		changes[i].at = at;
 	}
 	commit_list_sort_by_date(&commits);
 	sort_in_topological_order(&commits, REV_SORT_IN_GRAPH_ORDER);
 	for (struct commit_list *c = commits; c; c = c->next) {
 		at = oidmap_get(&positions, &c->item->object.oid);
 		at->position = position++;
-	}
-	for (size_t i = 0; i < shown->nr; i++) {
-		struct change_head *head = change_table_get(table, changes[i].refname);
-
-		at = head ? oidmap_get(&positions, &head->content) : NULL;
-		if (at)
-			changes[i].position = at->position;
 	}
 	QSORT(changes, shown->nr, compare_stacked);
 	for (size_t i = 0; i < shown->nr; i++)

@@ -1476,6 +1476,8 @@ static int batch_queue(struct rewrite_batch *batch,
 		moves[nr].refname = move->refname;
 		moves[nr].old = &move->old;
 		moves[nr].new = &move->new;
+		/* The first pass used the array: the reason, not its message. */
+		moves[nr].msg = NULL;
 		nr++;
 	}
 	if (queue_change_moves(batch->repo, transaction, moves, nr, 0,

@@ -2277,6 +2277,11 @@ test_expect_success '--dry-run prints exactly what evolve then does' '
 		test_cmp_rev topic metas/echo &&
 		test_cmp_rev metas/echo^ metas/charlie &&
 		test_cmp_rev metas/charlie^ metas/alpha &&
+		# the hidden change is logged as hidden by evolve, not with
+		# the message of a change that was rebased
+		git reflog -1 --format=%gs refs/hiddenmetas/bravo >actual &&
+		echo evolve >expect &&
+		test_cmp expect actual &&
 
 		# a conflict: the dry run says what the run stops on
 		git checkout -q --detach metas/alpha &&

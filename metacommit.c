@@ -1340,7 +1340,7 @@ static int batch_record(struct rewrite_batch *batch, const struct object_id *new
 
 		/* Continue the history of the old commit if it has one. */
 		batch_find(batch, &olds->oid[i], &found);
-		if (found.nr == nr)
+		if (found.nr == nr && !oideq(&olds->oid[i], new))
 			oid_array_append_unique(parents, &olds->oid[i]);
 		for (; nr < found.nr; nr++) {
 			struct batch_change *change = found.items[nr].util;
@@ -1561,9 +1561,7 @@ static int batch_add_rewrites(struct rewrite_batch *batch,
 	for (size_t i = 0; !ret && i < nr; i++) {
 		const struct object_id *new = &rewrites[i].new;
 
-		/* Fast-forwarded, or already recorded with its group. */
-		if (oideq(&rewrites[i].old, new))
-			continue;
+		/* Already recorded with its group. */
 		for (size_t j = 0; j < i; j++)
 			if (oideq(&rewrites[j].new, new))
 				goto next;
@@ -1573,6 +1571,13 @@ static int batch_add_rewrites(struct rewrite_batch *batch,
 		for (size_t j = i; j < nr; j++)
 			if (oideq(&rewrites[j].new, new))
 				oid_array_append_unique(&olds, &rewrites[j].old);
+		/*
+		 * A commit left as it was (fast-forwarded) is no rewrite,
+		 * unless others were rewritten into it: a merge of two
+		 * versions that is one of them replaces the other.
+		 */
+		if (olds.nr == 1 && oideq(&olds.oid[0], new))
+			continue;
 		ret = batch_record(batch, new, &olds, err);
 	next:
 		;

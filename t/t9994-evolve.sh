@@ -1105,6 +1105,33 @@ test_expect_success 'merge --amend refuses a dirty tree and conflicts' '
 	)
 '
 
+test_expect_success 'merge --amend of a version that HEAD already contains records it' '
+	git init merge-contained &&
+	(
+		cd merge-contained &&
+		test_commit base &&
+		test_commit --no-tag "Add y" y &&
+		echo a >a &&
+		git add a &&
+		git commit -q --amend --no-edit 2>/dev/null &&
+		git checkout -q --detach HEAD@{1} &&
+		echo a >a &&
+		echo b >b &&
+		git add a b &&
+		git commit -q --amend --no-edit 2>/dev/null &&
+		git change list -v >actual &&
+		test_grep "metas/add-y .*(divergent)" actual &&
+		other=$(git rev-parse "metas/add-y^{metacommit}") &&
+		ours=$(git rev-parse "metas/add-y-2^{metacommit}") &&
+		git merge --amend metas/add-y &&
+		# the merge is HEAD itself: it replaces both versions
+		check_meta_commit metas/add-y-2 "merge --amend: Add y" \
+			c HEAD r $ours r $other &&
+		git change list -v >actual &&
+		test_grep ! divergent actual
+	)
+'
+
 test_expect_success 'pull --evolve evolves the changes onto the fetched commit' '
 	git init -q --bare pull-up.git &&
 	git clone -q pull-up.git puller 2>/dev/null &&

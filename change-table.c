@@ -143,10 +143,8 @@ struct change_ref_filter {
 static int filter_remote_change_ref(const struct reference *ref, void *cb_data)
 {
 	struct change_ref_filter *filter = cb_data;
-	const char *rest = ref->name + strlen("refs/remotes/");
-	const char *slash = strchr(rest, '/');
 
-	if (!slash || slash == rest || !starts_with(slash, "/metas/"))
+	if (!remote_change_name(ref->name))
 		return 0;
 	return filter->fn(ref, filter->cb_data);
 }

@@ -69,7 +69,28 @@ struct evolve_item {
 		 /* it is in an upstream: its children go onto that */
 		 landed:1,
 		 /* on the stack of visit_deep(), waiting for its parents */
-		 queued:1;
+		 queued:1,
+		 /*
+		  * The newest version of a change fetched from a remote
+		  * (refnames: its remote-tracking ref), which no local
+		  * change holds: evolve builds on it, never rewrites it.
+		  */
+		 remote:1;
+};
+
+/*
+ * A local change that is an earlier version of the change of the same
+ * name fetched from a remote (someone amended it and shared that): evolve
+ * takes the remote version as the newest one of the local change, moving
+ * the local change there, as a fast-forward, before anything else.
+ */
+struct caught_up {
+	/* The change as evolve treats it: at the remote version. */
+	struct change_head head;
+	/* Where the local change is. */
+	struct object_id old;
+	/* The remote change, as users write it ("origin/metas/x"). */
+	char *remote;
 };
 
 /* A commit made obsolete by the change(s) whose content is `newest`. */
@@ -86,6 +107,10 @@ struct evolver {
 	struct repository *repo;
 	const struct evolve_options *opts;
 	struct change_table table;
+	/* The changes fetched from remotes (see add_remote_versions()). */
+	struct change_table remote_table;
+	/* Local refname -> struct caught_up. */
+	struct string_list caught_up;
 	/* content commit -> struct evolve_item */
 	struct oidmap items;
 	/* obsolete commit -> struct obsolete_commit */
@@ -520,27 +545,101 @@ static void free_item(void *p)
 	free(item);
 }
 
+static struct evolve_item *get_item(struct evolver *ev,
+				    const struct object_id *content)
+{
+	struct evolve_item *item = oidmap_get(&ev->items, content);
+
+	if (!item) {
+		CALLOC_ARRAY(item, 1);
+		oidcpy(&item->entry.oid, content);
+		item->commit = lookup_commit(ev->repo, content);
+		string_list_init_dup(&item->refnames);
+		oidmap_put(&ev->items, item);
+	}
+	return item;
+}
+
+/*
+ * The head of the local change `refname` as evolve treats it: where it
+ * is, or the remote version it catches up with.
+ */
+static struct change_head *local_head(struct evolver *ev, const char *refname)
+{
+	struct string_list_item *caught_up =
+		string_list_lookup(&ev->caught_up, refname);
+
+	if (caught_up)
+		return &((struct caught_up *)caught_up->util)->head;
+	return change_table_get(&ev->table, refname);
+}
+
+/*
+ * Find the local changes that are behind the remote change of the same
+ * name: the local head is in the history of the remote one. Each
+ * remote-tracking ref of that name is tried in turn, so a change follows
+ * the newest of them when one remote's version descends from another's.
+ */
+static void catch_up_with_remotes(struct evolver *ev)
+{
+	struct string_list remote_refnames = STRING_LIST_INIT_NODUP;
+	struct string_list_item *name;
+	struct strbuf local = STRBUF_INIT;
+
+	change_table_refnames(&ev->remote_table, &remote_refnames);
+	for_each_string_list_item(name, &remote_refnames) {
+		struct change_head *remote =
+			change_table_get(&ev->remote_table, name->string);
+		struct change_head *head;
+		struct oidset history = OIDSET_INIT;
+		struct string_list_item *entry;
+		struct caught_up *caught_up;
+
+		strbuf_reset(&local);
+		strbuf_addf(&local, "%s%s", CHANGES_REF_PREFIX,
+			    remote_change_name(name->string));
+		head = local_head(ev, local.buf);
+		/* What the user abandoned stays abandoned. */
+		if (!remote || remote->abandoned || !head || head->abandoned ||
+		    oideq(&head->head, &remote->head))
+			continue;
+		change_history_add(ev->repo, &remote->head, &history);
+		if (oidset_contains(&history, &head->head)) {
+			entry = string_list_insert(&ev->caught_up, local.buf);
+			if (!entry->util) {
+				CALLOC_ARRAY(caught_up, 1);
+				oidcpy(&caught_up->old, &head->head);
+				entry->util = caught_up;
+			}
+			caught_up = entry->util;
+			caught_up->head = *remote;
+			caught_up->head.remote = 0;
+			free(caught_up->remote);
+			caught_up->remote = xstrdup(name->string +
+						    strlen("refs/remotes/"));
+		}
+		oidset_clear(&history);
+	}
+	string_list_clear(&remote_refnames, 0);
+	strbuf_release(&local);
+}
+
 static void load_items(struct evolver *ev)
 {
 	struct string_list refnames = STRING_LIST_INIT_DUP;
 	struct string_list_item *name;
 
 	change_table_add_all_visible(&ev->table, ev->repo);
+	change_table_add_kinds(&ev->remote_table, ev->repo, CHANGE_KIND_REMOTE);
+	catch_up_with_remotes(ev);
 	change_table_refnames(&ev->table, &refnames);
 	for_each_string_list_item(name, &refnames) {
-		struct change_head *head = change_table_get(&ev->table, name->string);
+		struct change_head *head = local_head(ev, name->string);
 		struct evolve_item *item;
 
 		if (!head || head->hidden || head->remote)
 			continue;
-		item = oidmap_get(&ev->items, &head->content);
-		if (!item) {
-			item = xcalloc(1, sizeof(*item));
-			oidcpy(&item->entry.oid, &head->content);
-			item->commit = lookup_commit(ev->repo, &head->content);
-			string_list_init_dup(&item->refnames);
-			oidmap_put(&ev->items, item);
-		}
+		item = get_item(ev, &head->content);
 		string_list_append(&item->refnames, name->string)->util = head;
 		if (head->abandoned)
 			item->abandoned = 1;
@@ -631,7 +730,49 @@ static void mark_history_obsolete(struct evolver *ev, struct evolve_item *item,
 	strbuf_release(&err);
 }
 
-/* The name of the (first) change of `item`, as users write it: "metas/foo". */
+/*
+ * The versions fetched from remotes count as local ones do: a commit
+ * that a remote change replaced is obsolete, and what is built on it
+ * goes onto the remote version. Only the newest of them get an item: a
+ * remote version that a local change or another remote version replaced
+ * is history, as are those that a local change already holds.
+ */
+static void add_remote_versions(struct evolver *ev)
+{
+	struct string_list refnames = STRING_LIST_INIT_NODUP;
+	struct string_list_item *name;
+	struct oidset below = OIDSET_INIT;
+
+	change_table_refnames(&ev->remote_table, &refnames);
+	for_each_string_list_item(name, &refnames) {
+		struct change_head *head =
+			change_table_get(&ev->remote_table, name->string);
+
+		if (head && !head->abandoned)
+			change_history_add(ev->repo, &head->head, &below);
+	}
+	for_each_string_list_item(name, &refnames) {
+		struct change_head *head =
+			change_table_get(&ev->remote_table, name->string);
+		struct evolve_item *item;
+
+		if (!head || head->abandoned ||
+		    oidset_contains(&below, &head->head) ||
+		    oidset_contains(&below, &head->content) ||
+		    oidmap_get(&ev->obsolete, &head->content) ||
+		    oidmap_get(&ev->items, &head->content))
+			continue;
+		item = get_item(ev, &head->content);
+		item->remote = 1;
+		item->result = item->commit;
+		item->state = ITEM_DONE;
+		string_list_append(&item->refnames, name->string)->util = head;
+		mark_history_obsolete(ev, item, head);
+	}
+	oidset_clear(&below);
+	string_list_clear(&refnames, 0);
+}
+
 /* Load every change, and find the commits they make obsolete. */
 static void load_changes(struct evolver *ev)
 {
@@ -641,15 +782,20 @@ static void load_changes(struct evolver *ev)
 	load_items(ev);
 	change_table_refnames(&ev->table, &refnames);
 	for_each_string_list_item(name, &refnames) {
-		struct change_head *head = change_table_get(&ev->table, name->string);
+		struct change_head *head = local_head(ev, name->string);
 		struct evolve_item *item;
 
 		if (head && (item = oidmap_get(&ev->items, &head->content)))
 			mark_history_obsolete(ev, item, head);
 	}
 	string_list_clear(&refnames, 0);
+	add_remote_versions(ev);
 }
 
+/*
+ * The name of the (first) change of `item`, as users write it:
+ * "metas/foo", or "origin/metas/foo" for a remote version.
+ */
 static const char *item_name(struct evolve_item *item)
 {
 	const char *name;
@@ -657,7 +803,8 @@ static const char *item_name(struct evolve_item *item)
 	if (item->carried)
 		return item->carried;
 	name = item->refnames.items[0].string;
-	skip_prefix(name, "refs/", &name);
+	if (!skip_prefix(name, "refs/remotes/", &name))
+		skip_prefix(name, "refs/", &name);
 	return name;
 }
 
@@ -708,38 +855,67 @@ static char *describe_onto(struct evolver *ev, struct evolve_item *onto_item,
 					       DEFAULT_ABBREV));
 }
 
-static struct evolve_step *add_step(struct evolver *ev,
-				    enum evolve_step_type type,
-				    struct evolve_item *item, char *onto)
+static struct evolve_step *append_step(struct evolve_result *result,
+				       enum evolve_step_type type, char *onto)
 {
-	struct evolve_result *result = ev->result;
 	struct evolve_step *step;
-	struct string_list_item *name;
 
 	ALLOC_GROW(result->steps, result->steps_nr + 1, result->steps_alloc);
 	step = &result->steps[result->steps_nr++];
 	memset(step, 0, sizeof(*step));
 	step->type = type;
-	oidcpy(&step->commit, &item->commit->object.oid);
 	string_list_init_dup(&step->refnames);
+	step->onto = onto;
+	return step;
+}
+
+/* Say first which changes catch up with a remote version. */
+static void add_catch_up_steps(struct evolver *ev)
+{
+	struct string_list_item *entry;
+
+	for_each_string_list_item(entry, &ev->caught_up) {
+		struct caught_up *caught_up = entry->util;
+		struct change_head *old = change_table_get(&ev->table,
+							   entry->string);
+		struct evolve_step *step =
+			append_step(ev->result, EVOLVE_STEP_CATCH_UP,
+				    xstrdup(caught_up->remote));
+
+		oidcpy(&step->commit, &old->content);
+		string_list_append(&step->refnames, entry->string);
+	}
+}
+
+static struct evolve_step *add_step(struct evolver *ev,
+				    enum evolve_step_type type,
+				    struct evolve_item *item, char *onto)
+{
+	struct evolve_step *step = append_step(ev->result, type, onto);
+	struct string_list_item *name;
+
+	oidcpy(&step->commit, &item->commit->object.oid);
 	for_each_string_list_item(name, &item->refnames)
 		string_list_append(&step->refnames, name->string);
-	step->onto = onto;
 	return step;
 }
 
 static int visit(struct evolver *ev, struct evolve_item *item);
 static int visit_deep(struct evolver *ev, struct evolve_item *item);
 
-/* The ways out of it are the command's hint (EVOLVE_STOP_DIVERGENCE). */
+/* The ways out of it are the command's hint (EVOLVE_STOP_*DIVERGENCE). */
 static void report_divergence(struct evolver *ev,
 			      struct obsolete_commit *obsolete)
 {
 	const char *commit = repo_find_unique_abbrev(ev->repo,
 						     &obsolete->entry.oid,
 						     DEFAULT_ABBREV);
-	const char *newest = item_name(obsolete->newest);
-	const char *divergent = item_name(obsolete->divergent);
+	/* The local version first: it is the one to check out. */
+	int swap = obsolete->newest->remote && !obsolete->divergent->remote;
+	const char *newest = item_name(swap ? obsolete->divergent :
+				       obsolete->newest);
+	const char *divergent = item_name(swap ? obsolete->newest :
+					  obsolete->divergent);
 
 	if (ev->opts->auto_merge)
 		strbuf_addf(ev->err,
@@ -752,7 +928,10 @@ static void report_divergence(struct evolver *ev,
 			    _("commit %s is replaced by both '%s' and '%s' "
 			      "(divergence)"),
 			    commit, newest, divergent);
-	set_stop(ev->result, EVOLVE_STOP_DIVERGENCE, newest, divergent);
+	set_stop(ev->result,
+		 obsolete->newest->remote != obsolete->divergent->remote ?
+		 EVOLVE_STOP_REMOTE_DIVERGENCE : EVOLVE_STOP_DIVERGENCE,
+		 newest, divergent);
 }
 
 /*
@@ -1546,25 +1725,46 @@ static int visit_one(struct evolver *ev, struct evolve_item *item)
 	return 0;
 }
 
-/* A divergent commit, the same one every time, or NULL. */
-static struct obsolete_commit *first_divergence(struct evolver *ev)
+/*
+ * Which divergences first_divergence() looks at: two versions fetched
+ * from remotes diverging is their authors' business (evolve stops on it
+ * only if a local change is built on the commit they both replaced);
+ * one of them remote is the user's, but only a merge can resolve it.
+ */
+enum divergence_kind {
+	DIVERGENCE_LOCAL,
+	DIVERGENCE_WITH_REMOTE,
+};
+
+/* A divergent commit of that kind, the same one every time, or NULL. */
+static struct obsolete_commit *first_divergence(struct evolver *ev,
+						enum divergence_kind kind)
 {
 	struct oidmap_iter iter;
 	struct obsolete_commit *obsolete;
 	struct obsolete_commit *first = NULL;
 
 	oidmap_iter_init(&ev->obsolete, &iter);
-	while ((obsolete = oidmap_iter_next(&iter)))
-		if (obsolete->divergent &&
-		    (!first || oidcmp(&obsolete->entry.oid, &first->entry.oid) < 0))
+	while ((obsolete = oidmap_iter_next(&iter))) {
+		unsigned remotes;
+
+		if (!obsolete->divergent)
+			continue;
+		remotes = obsolete->newest->remote + obsolete->divergent->remote;
+		if (remotes == 2 ||
+		    (remotes && kind == DIVERGENCE_LOCAL))
+			continue;
+		if (!first || oidcmp(&obsolete->entry.oid, &first->entry.oid) < 0)
 			first = obsolete;
+	}
 	return first;
 }
 
 /* Divergence stops evolve before anything moves. */
 static int check_divergence(struct evolver *ev)
 {
-	struct obsolete_commit *first = first_divergence(ev);
+	struct obsolete_commit *first =
+		first_divergence(ev, DIVERGENCE_WITH_REMOTE);
 
 	if (!first)
 		return 0;
@@ -1739,6 +1939,7 @@ static void add_move(struct follow_cb *cb, const char *refname,
  * change restore" brings it back.
  */
 static void add_hide_moves(struct follow_cb *cb, const char *refname,
+			   const struct object_id *old,
 			   const struct object_id *head)
 {
 	struct ref_store *refs = get_main_ref_store(cb->ev->repo);
@@ -1747,7 +1948,7 @@ static void add_hide_moves(struct follow_cb *cb, const char *refname,
 	const char *base;
 
 	oidclr(&null_oid, cb->ev->repo->hash_algo);
-	add_move(cb, refname, head, &null_oid);
+	add_move(cb, refname, old, &null_oid);
 	if (!skip_prefix(refname, CHANGES_REF_PREFIX, &base))
 		return;
 	strbuf_addf(&hidden, "%s%s", HIDDEN_CHANGES_REF_PREFIX, base);
@@ -1766,14 +1967,40 @@ static void add_deletions(struct evolver *ev, struct follow_cb *cb)
 		if (step->type != EVOLVE_STEP_DELETE_EMPTY &&
 		    step->type != EVOLVE_STEP_DELETE_LANDED)
 			continue;
-		/* A carried commit has no change to hide. */
+		/*
+		 * A carried commit has no change to hide. A change that
+		 * caught up with a remote version is hidden at that version.
+		 */
 		for_each_string_list_item(name, &step->refnames) {
-			struct change_head *head = change_table_get(&ev->table,
-								    name->string);
+			struct change_head *old = change_table_get(&ev->table,
+								   name->string);
+			struct change_head *head = local_head(ev, name->string);
 
-			if (head)
-				add_hide_moves(cb, name->string, &head->head);
+			if (old && head)
+				add_hide_moves(cb, name->string, &old->head,
+					       &head->head);
 		}
+	}
+}
+
+/*
+ * The local changes that catch up with a remote version move there,
+ * unless they are hidden: the writer continues the history of those that
+ * are rewritten from that version.
+ */
+static void add_catch_up_moves(struct evolver *ev, struct follow_cb *cb)
+{
+	struct string_list_item *entry;
+
+	for_each_string_list_item(entry, &ev->caught_up) {
+		struct caught_up *caught_up = entry->util;
+		int hidden = 0;
+
+		for (size_t i = 0; !hidden && i < cb->moves_nr; i++)
+			hidden = !strcmp(cb->moves[i].refname, entry->string);
+		if (!hidden)
+			add_move(cb, entry->string, &caught_up->old,
+				 &caught_up->head.head);
 	}
 }
 
@@ -1845,6 +2072,7 @@ static int write_results(struct evolver *ev)
 	    refs_for_each_ref_ext(refs, follow_branch, &cb, &opts) || cb.failed)
 		goto out;
 	add_deletions(ev, &cb);
+	add_catch_up_moves(ev, &cb);
 
 	if (ev->opts->dry_run) {
 		ret = 0;
@@ -1876,6 +2104,8 @@ static void evolver_init(struct evolver *ev, struct repository *r,
 	ev->err = err;
 	string_list_init_dup(&ev->upstreams);
 	change_table_init(&ev->table);
+	change_table_init(&ev->remote_table);
+	string_list_init_dup(&ev->caught_up);
 	oidmap_init(&ev->items, 0);
 	oidmap_init(&ev->obsolete, 0);
 	oidset_init(&ev->not_carried, 0);
@@ -1884,9 +2114,15 @@ static void evolver_init(struct evolver *ev, struct repository *r,
 
 static void evolver_release(struct evolver *ev)
 {
+	struct string_list_item *caught_up;
+
 	oidmap_clear_with_free(&ev->items, free_item);
 	oidmap_clear(&ev->obsolete, 1);
 	change_table_clear(&ev->table);
+	change_table_clear(&ev->remote_table);
+	for_each_string_list_item(caught_up, &ev->caught_up)
+		free(((struct caught_up *)caught_up->util)->remote);
+	string_list_clear(&ev->caught_up, 1);
 	if (ev->in_upstream)
 		for (size_t i = 0; i < ev->upstreams.nr; i++)
 			oidset_clear(&ev->in_upstream[i]);
@@ -2330,13 +2566,17 @@ static void save_item_changes(struct evolver *ev, struct evolve_item *item)
 {
 	struct string_list_item *name;
 
-	if (!ev->saved_changes)
+	/* A remote version is not moved: nothing to put back. */
+	if (!ev->saved_changes || item->remote)
 		return;
 	for_each_string_list_item(name, &item->refnames) {
-		struct change_head *head = name->util;
+		/* Where it is, not the remote version it catches up with. */
+		struct change_head *head = change_table_get(&ev->table,
+							    name->string);
 
-		strbuf_addf(ev->saved_changes, "%s %s\n",
-			    oid_to_hex(&head->head), name->string);
+		if (head)
+			strbuf_addf(ev->saved_changes, "%s %s\n",
+				    oid_to_hex(&head->head), name->string);
 	}
 }
 
@@ -2430,21 +2670,26 @@ static int squash_follow_up_merge(struct evolver *ev,
 static int auto_merge_versions(struct evolver *ev,
 			       struct obsolete_commit *divergent)
 {
-	struct commit *a = divergent->newest->commit;
-	struct commit *b = divergent->divergent->commit;
+	/* The local version is ours: the merge is made like it. */
+	struct evolve_item *ours = divergent->newest->remote ?
+		divergent->divergent : divergent->newest;
+	struct evolve_item *theirs = ours == divergent->newest ?
+		divergent->divergent : divergent->newest;
 	struct object_id merged;
-	int ret = merge_versions(ev->repo, a, b, &merged, ev->err);
+	int ret = merge_versions(ev->repo, ours->commit, theirs->commit,
+				 &merged, ev->err);
 
 	if (!ret) {
-		save_item_changes(ev, divergent->newest);
-		save_item_changes(ev, divergent->divergent);
+		save_item_changes(ev, ours);
+		save_item_changes(ev, theirs);
 	}
 	if (!ret)
-		ret = record_merged_versions(ev->repo, a, b, &merged,
+		ret = record_merged_versions(ev->repo, ours->commit,
+					     theirs->commit, &merged,
 					     "evolve --auto-merge", ev->err);
 	if (!ret)
-		add_step(ev, EVOLVE_STEP_MERGE_DIVERGENT, divergent->newest,
-			 xstrdup(item_name(divergent->divergent)));
+		add_step(ev, EVOLVE_STEP_MERGE_DIVERGENT, ours,
+			 xstrdup(item_name(theirs)));
 	return ret;
 }
 
@@ -2477,8 +2722,12 @@ static int resolve_divergences(struct repository *r,
 		load_changes(&ev);
 		if (!max_tries)
 			max_tries = oidmap_get_size(&ev.obsolete);
-		divergent = first_divergence(&ev);
-		if (divergent && opts->follow_up_merges)
+		/* Only a merge resolves a divergence from a remote. */
+		divergent = first_divergence(&ev, opts->auto_merge ?
+					     DIVERGENCE_WITH_REMOTE :
+					     DIVERGENCE_LOCAL);
+		if (divergent && opts->follow_up_merges &&
+		    !divergent->newest->remote && !divergent->divergent->remote)
 			ret = squash_follow_up_merge(&ev, divergent);
 		if (divergent && ret > 0 && opts->auto_merge)
 			ret = auto_merge_versions(&ev, divergent);
@@ -2541,6 +2790,8 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 	}
 	if (!ret) {
 		load_changes(&ev);
+		if (!ev.resuming)
+			add_catch_up_steps(&ev);
 		seed_done(&ev, done.buf);
 		ev.new_rewrites = ev.rewrites_nr;
 		ret = evolve_in_memory(&ev);
@@ -2969,10 +3220,15 @@ void evolve_change_states(struct repository *r, struct string_list *changes)
 			oidmap_get(&ev.items, &change->content) : NULL;
 		uintptr_t state = 0;
 
+		if (change && oideq(&change->content, &head))
+			state |= CHANGE_STATE_CURRENT;
+		if (string_list_lookup(&ev.caught_up, name->string)) {
+			/* Its item is the remote version's. */
+			name->util = (void *)(state | CHANGE_STATE_BEHIND);
+			continue;
+		}
 		if (!item)
 			continue;
-		if (oideq(&item->commit->object.oid, &head))
-			state |= CHANGE_STATE_CURRENT;
 		if (item->abandoned)
 			state |= CHANGE_STATE_ABANDONED;
 		if (item->divergent)
@@ -3557,7 +3813,7 @@ int prune_changes(struct repository *r, const struct string_list *upstreams,
 		oidcpy(&why.head, &head->head);
 		string_list_append(pruned, name->string)->util =
 			xmemdupz(&why, sizeof(why));
-		add_hide_moves(&cb, name->string, &head->head);
+		add_hide_moves(&cb, name->string, &head->head, &head->head);
 	}
 	if (!dry_run && cb.moves_nr)
 		ret = record_rewrites_and_move_refs(r, &none, NULL, 0, cb.moves,

@@ -16,6 +16,11 @@ struct strbuf;
  */
 
 enum evolve_step_type {
+	/*
+	 * The change is an earlier version of the change of the same name
+	 * fetched from a remote, `onto` ("origin/metas/x"): it moves there.
+	 */
+	EVOLVE_STEP_CATCH_UP,
 	/* The change was rebased onto `onto`. */
 	EVOLVE_STEP_REBASE,
 	/* The change became empty when rebased onto `onto`: it is deleted. */
@@ -107,6 +112,12 @@ enum evolve_stop {
 	 * names ("metas/foo").
 	 */
 	EVOLVE_STOP_DIVERGENCE,
+	/*
+	 * A change and a version of it fetched from a remote both replace
+	 * a commit: `stop_names` are the change ("metas/foo") and the remote
+	 * version ("origin/metas/foo").
+	 */
+	EVOLVE_STOP_REMOTE_DIVERGENCE,
 	/*
 	 * A merge commit conflicted when rebased, which evolve cannot stop
 	 * on: `stop_names[0]` names it (its change, or its abbreviated
@@ -279,6 +290,8 @@ int evolve_count_orphans(struct repository *r);
 #define CHANGE_STATE_DIVERGENT (1 << 2) /* it and another replace one commit */
 #define CHANGE_STATE_ABANDONED (1 << 3) /* its head is an abandoned metacommit */
 #define CHANGE_STATE_OBSOLETE  (1 << 4) /* another change replaces its commit */
+/* A remote has a newer version of it, which "git evolve" fast-forwards to. */
+#define CHANGE_STATE_BEHIND    (1 << 5)
 
 /*
  * The states of the changes under refs/metas/: every `string` of `changes`

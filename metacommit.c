@@ -20,6 +20,7 @@
 #include "hex.h"
 #include "ident.h"
 #include "odb.h"
+#include "oidset.h"
 #include "parse.h"
 #include "path.h"
 #include "refs.h"
@@ -204,15 +205,49 @@ int is_metacommit(struct repository *r, struct commit *commit)
 
 int is_change_refname(const char *refname)
 {
-	const char *rest;
+	return starts_with(refname, CHANGES_REF_PREFIX) ||
+	       starts_with(refname, HIDDEN_CHANGES_REF_PREFIX) ||
+	       remote_change_name(refname);
+}
 
-	if (starts_with(refname, CHANGES_REF_PREFIX) ||
-	    starts_with(refname, "refs/hiddenmetas/"))
-		return 1;
+const char *remote_change_name(const char *refname)
+{
+	const char *rest, *slash;
+
 	if (!skip_prefix(refname, "refs/remotes/", &rest))
-		return 0;
-	rest = strchr(rest, '/');
-	return rest && starts_with(rest, "/metas/");
+		return NULL;
+	slash = strchr(rest, '/');
+	if (!slash || slash == rest || !skip_prefix(slash, "/metas/", &rest) ||
+	    !*rest)
+		return NULL;
+	return rest;
+}
+
+void change_history_add(struct repository *r, const struct object_id *head,
+			struct oidset *versions)
+{
+	struct oid_array queue = OID_ARRAY_INIT;
+	struct strbuf err = STRBUF_INIT;
+
+	oid_array_append(&queue, head);
+	while (queue.nr) {
+		struct metacommit_data data = METACOMMIT_DATA_INIT;
+		struct object_id oid = queue.oid[--queue.nr];
+		struct commit *commit = lookup_commit(r, &oid);
+
+		if (commit && parse_metacommit(r, commit, &data, &err) > 0) {
+			if (!oideq(&oid, head))
+				oidset_insert(versions, &data.content);
+			for (size_t i = 0; i < data.replace.nr; i++)
+				if (!oidset_insert(versions, &data.replace.oid[i]))
+					oid_array_append(&queue,
+							 &data.replace.oid[i]);
+		}
+		metacommit_data_clear(&data);
+		strbuf_reset(&err);
+	}
+	oid_array_clear(&queue);
+	strbuf_release(&err);
 }
 
 /*
@@ -1212,6 +1247,8 @@ struct rewrite_batch {
 	unsigned all_changes_known:1;
 	/* The metacommits written so far are held in memory. */
 	unsigned holding_writes:1;
+	/* The changes fetched from remotes, read when first needed. */
+	struct change_table *remote_changes;
 };
 
 /*
@@ -1293,6 +1330,99 @@ static void oid_array_append_unique(struct oid_array *array,
 		oid_array_append(array, oid);
 }
 
+static int collect_refname(const char *refname, void *cb_data)
+{
+	string_list_insert(cb_data, refname);
+	return 0;
+}
+
+/*
+ * A commit that no local change holds may be the commit of a change
+ * fetched from a remote: someone else's, or one's own from another
+ * repository. Rewriting it continues that change: append to `parents`
+ * the heads of the remote changes that hold `commit` and, unless `name`
+ * has one already, set it to the name of the first of them ("x" for
+ * refs/remotes/origin/metas/x), for the local change that continues it.
+ * Returns whether any remote change holds `commit`.
+ */
+static int batch_find_remote(struct rewrite_batch *batch,
+			     const struct object_id *commit,
+			     struct oid_array *parents, struct strbuf *name)
+{
+	struct string_list holders = STRING_LIST_INIT_NODUP;
+	struct string_list_item *item;
+	int found = 0;
+
+	if (!batch->remote_changes) {
+		CALLOC_ARRAY(batch->remote_changes, 1);
+		change_table_init(batch->remote_changes);
+		change_table_add_kinds(batch->remote_changes, batch->repo,
+				       CHANGE_KIND_REMOTE);
+	}
+	change_table_for_each_referencing(batch->remote_changes, commit,
+					  collect_refname, &holders);
+	for_each_string_list_item(item, &holders) {
+		struct change_head *head =
+			change_table_get(batch->remote_changes, item->string);
+
+		if (!head || head->abandoned || !oideq(&head->content, commit))
+			continue;
+		if (!name->len)
+			strbuf_addstr(name, remote_change_name(item->string));
+		oid_array_append_unique(parents, &head->head);
+		found = 1;
+	}
+	string_list_clear(&holders, 0);
+	return found;
+}
+
+/* Whether `version` is one of `heads` or in the history of one. */
+static int in_history_of(struct repository *r, const struct oid_array *heads,
+			 const struct object_id *version)
+{
+	struct oidset history = OIDSET_INIT;
+	int found = oid_array_readonly_contains(heads, version);
+
+	for (size_t i = 0; !found && i < heads->nr; i++)
+		change_history_add(r, &heads->oid[i], &history);
+	found = found || oidset_contains(&history, version);
+	oidset_clear(&history);
+	return found;
+}
+
+/*
+ * Append to `found` the local change that continues the remote changes
+ * called `name` whose heads are among `heads`: refs/metas/<name>, created
+ * if it is free, moved on if it is an earlier version of them (its head
+ * is in their history), so that pushing it to where they came from is a
+ * fast-forward. Nothing is appended if that name is another change's:
+ * the change is then named as any other, and its history continues
+ * theirs all the same.
+ */
+static void continue_remote_change(struct rewrite_batch *batch,
+				   const char *name,
+				   const struct oid_array *heads,
+				   const struct object_id *new,
+				   struct string_list *found)
+{
+	struct ref_store *refs = get_main_ref_store(batch->repo);
+	struct strbuf refname = STRBUF_INIT;
+	struct batch_change *change = NULL;
+	struct object_id local;
+
+	strbuf_addf(&refname, "%s%s", CHANGES_REF_PREFIX, name);
+	if (unsorted_string_list_has_string(&batch->changes, refname.buf))
+		; /* an earlier rewrite of the batch took it */
+	else if (refs_read_ref_full(refs, refname.buf, 0, &local, NULL))
+		change = change_name_taken(refs, refname.buf, 1) ? NULL :
+			batch_add(batch, refname.buf, NULL, new);
+	else if (in_history_of(batch->repo, heads, &local))
+		change = batch_add(batch, refname.buf, &local, new);
+	if (change)
+		string_list_append(found, refname.buf)->util = change;
+	strbuf_release(&refname);
+}
+
 /*
  * Move the changes in `found` (util: their struct batch_change) to the
  * metacommit `head` of `content`, with the reflog message `msg`. With
@@ -1327,6 +1457,8 @@ static int batch_record(struct rewrite_batch *batch, const struct object_id *new
 	struct oid_array *parents = batch->type == REWRITE_COPY ?
 		&metacommit.origin : &metacommit.replace;
 	struct string_list found = STRING_LIST_INIT_NODUP;
+	struct strbuf remote_name = STRBUF_INIT;
+	struct oid_array remote_heads = OID_ARRAY_INIT;
 	struct commit *content;
 	struct object_id target;
 	char *msg = NULL;
@@ -1338,9 +1470,16 @@ static int batch_record(struct rewrite_batch *batch, const struct object_id *new
 	for (size_t i = 0; i < olds->nr; i++) {
 		size_t nr = found.nr;
 
-		/* Continue the history of the old commit if it has one. */
+		/*
+		 * Continue the history of the old commit if it has one: a
+		 * local change's, else (for a rewrite) a remote change's.
+		 */
 		batch_find(batch, &olds->oid[i], &found);
-		if (found.nr == nr && !oideq(&olds->oid[i], new))
+		if (found.nr == nr &&
+		    !(batch->type == REWRITE_MODIFY &&
+		      batch_find_remote(batch, &olds->oid[i], &remote_heads,
+					&remote_name)) &&
+		    !oideq(&olds->oid[i], new))
 			oid_array_append_unique(parents, &olds->oid[i]);
 		for (; nr < found.nr; nr++) {
 			struct batch_change *change = found.items[nr].util;
@@ -1349,10 +1488,16 @@ static int batch_record(struct rewrite_batch *batch, const struct object_id *new
 		}
 	}
 
+	for (size_t i = 0; i < remote_heads.nr; i++)
+		oid_array_append_unique(parents, &remote_heads.oid[i]);
+
 	msg = describe(r, content, batch->reason);
 	if (write_metacommit(r, &metacommit, msg, &target, err))
 		goto out;
 
+	if (!found.nr && remote_name.len)
+		continue_remote_change(batch, remote_name.buf, &remote_heads,
+				       new, &found);
 	if (batch->type == REWRITE_COPY || !found.nr) {
 		/*
 		 * A copy is a new change. So is the replacement of commits
@@ -1379,6 +1524,8 @@ static int batch_record(struct rewrite_batch *batch, const struct object_id *new
 out:
 	metacommit_data_clear(&metacommit);
 	string_list_clear(&found, 0);
+	strbuf_release(&remote_name);
+	oid_array_clear(&remote_heads);
 	free(msg);
 	return ret;
 }
@@ -1471,7 +1618,11 @@ static int batch_queue(struct rewrite_batch *batch,
 	for (size_t i = 0; i < batch->moves_nr; i++) {
 		const struct ref_move *move = &batch->moves[i];
 
-		if (!is_change_refname(move->refname))
+		/* A change of the batch moves with it, from the move's value. */
+		if (!is_change_refname(move->refname) ||
+		    (!is_null_oid(&move->new) &&
+		     unsorted_string_list_has_string(&batch->changes,
+						     move->refname)))
 			continue;
 		moves[nr].refname = move->refname;
 		moves[nr].old = &move->old;
@@ -1545,6 +1696,10 @@ static void batch_clear(struct rewrite_batch *batch)
 		free(change->msg);
 	}
 	string_list_clear(&batch->changes, 1);
+	if (batch->remote_changes) {
+		change_table_clear(batch->remote_changes);
+		FREE_AND_NULL(batch->remote_changes);
+	}
 }
 
 /* Add the rewrites in `rewrites`, of type `type`, to `batch`. */
@@ -1655,8 +1810,21 @@ int record_rewrites_and_move_refs(struct repository *r,
 
 	for_each_string_list_item(item, known_changes) {
 		const struct change_head *change = item->util;
+		const struct ref_move *moved = NULL;
+		struct batch_change *added;
 
-		batch_add(&batch, item->string, &change->head, &change->content);
+		for (size_t i = 0; !moved && i < moves_nr; i++)
+			if (!strcmp(moves[i].refname, item->string) &&
+			    !is_null_oid(&moves[i].new))
+				moved = &moves[i];
+		added = batch_add(&batch, item->string,
+				  moved ? &moved->old : &change->head,
+				  &change->content);
+		if (moved) {
+			/* Moved even if no rewrite is recorded for it. */
+			oidcpy(&added->head, &moved->new);
+			added->msg = xstrdup(reason);
+		}
 	}
 	ret = batch_add_rewrites(&batch, rewrites, nr, REWRITE_MODIFY, err);
 	if (!ret)

@@ -6,6 +6,7 @@
 #include "strbuf.h"
 
 struct commit;
+struct oidset;
 struct repository;
 struct strbuf;
 struct string_list;
@@ -81,6 +82,24 @@ int is_metacommit(struct repository *r, struct commit *commit);
  * refs/hiddenmetas/ or refs/remotes/<remote>/metas/.
  */
 int is_change_refname(const char *refname);
+
+/*
+ * If `refname` names a change fetched from a remote,
+ * "refs/remotes/<remote>/metas/<name>", return its <name> (a pointer into
+ * `refname`); otherwise NULL.
+ */
+const char *remote_change_name(const char *refname);
+
+/*
+ * Add to `versions` every earlier version in the history of the change
+ * head `head`: what it replaces, directly or through older metacommits
+ * (those metacommits and the commits they hold), not `head` itself. A
+ * version already in `versions` is not walked again, so one set can
+ * gather the histories of many heads. The walk is iterative; a malformed
+ * metacommit ends its branch of the history.
+ */
+void change_history_add(struct repository *r, const struct object_id *head,
+			struct oidset *versions);
 
 /*
  * A change given by name stands for its content. If `refname` names a
@@ -403,7 +422,10 @@ struct ref_move {
  * record_rewrites() of type REWRITE_MODIFY, where `known_changes` (each
  * `string` a refname, each `util` its `struct change_head`) are found by
  * their content without the index, and where `moves` (other refs, or
- * changes to delete) are applied in the same ref transaction.
+ * changes to delete) are applied in the same ref transaction. A move of
+ * a known change (to the `head` of its change_head, a newer version
+ * fetched from a remote) gives where the change is: if it is rewritten,
+ * it moves from there, and its history continues from that head.
  */
 int record_rewrites_and_move_refs(struct repository *r,
 				  const struct string_list *known_changes,

@@ -77,10 +77,8 @@ static const char *change_name(const char *refname)
 	if (skip_prefix(refname, CHANGES_REF_PREFIX, &name) ||
 	    skip_prefix(refname, HIDDEN_CHANGES_REF_PREFIX, &name))
 		return name;
-	if (skip_prefix(refname, "refs/remotes/", &name) &&
-	    (name = strchr(name, '/')) && skip_prefix(name, "/metas/", &name))
-		return name;
-	return refname;
+	name = remote_change_name(refname);
+	return name ? name : refname;
 }
 
 /*
@@ -117,6 +115,7 @@ static void add_states(struct strbuf *out, uintptr_t state, int porcelain)
 		{ CHANGE_STATE_ORPHAN, N_("orphan") },
 		{ CHANGE_STATE_DIVERGENT, N_("divergent") },
 		{ CHANGE_STATE_ABANDONED, N_("abandoned") },
+		{ CHANGE_STATE_BEHIND, N_("behind") },
 	};
 	size_t len = out->len;
 

@@ -55,6 +55,9 @@ static void print_step(const struct evolve_step *step)
 	const char *name = step_name(step);
 
 	switch (step->type) {
+	case EVOLVE_STEP_CATCH_UP:
+		printf(_("fast-forwarding %s to %s\n"), name, step->onto);
+		break;
 	case EVOLVE_STEP_REBASE:
 		printf(_("rebasing %s onto %s\n"), name, step->onto);
 		break;
@@ -127,6 +130,13 @@ static void report_stop(const struct evolve_result *result, int ret,
 				    "one as a copy, with \"git change copy %s\"."),
 				  result->stop_names[0], result->stop_names[1],
 				  result->stop_names[1]);
+	else if (result->stop == EVOLVE_STOP_REMOTE_DIVERGENCE)
+		advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,
+				  _("Merge the other version into yours with\n"
+				    "  git checkout %s && git merge --amend %s\n"
+				    "(or run \"git evolve --auto-merge\"): the result replaces\n"
+				    "both, and pushing it is a fast-forward."),
+				  result->stop_names[0], result->stop_names[1]);
 	else if (result->stop == EVOLVE_STOP_MERGE_COMMIT)
 		advise_if_enabled(ADVICE_MERGE_CONFLICT,
 				  _("Evolve cannot stop on a merge commit. Merge again by hand,\n"

@@ -1,0 +1,299 @@
+#!/bin/sh
+
+test_description='working together on changes shared through a server
+
+Alice and Bob exchange versions of changes through a bare repository that
+an unpatched git serves: what one amends, the other builds on, continues
+and merges, and pushing never needs --force.'
+
+. ./test-lib.sh
+. "$TEST_DIRECTORY"/lib-changes.sh
+
+GIT_TEST_ENABLE_CHANGES=true
+export GIT_TEST_ENABLE_CHANGES
+
+# The server runs an unpatched git: the 2.55.0 built next to this one
+# (make vanilla), else the machine's own, with its own helpers; the git
+# under test only when there is neither.
+VANILLA_GIT="$GIT_BUILD_DIR/../vanilla/bin/git"
+if test -x "$VANILLA_GIT"
+then
+	SERVER_GIT=$VANILLA_GIT
+elif test -x /usr/bin/git
+then
+	write_script server-git <<-\EOF
+	unset GIT_EXEC_PATH
+	exec /usr/bin/git "$@"
+	EOF
+	SERVER_GIT=$PWD/server-git
+else
+	SERVER_GIT=git
+fi
+
+# Clone the server into "$1", fetching its changes next to its branches,
+# and talking to the server through the unpatched git.
+clone_as () {
+	git clone -q -c remote.origin.uploadpack="\"$SERVER_GIT\" upload-pack" \
+		-c remote.origin.receivepack="\"$SERVER_GIT\" receive-pack" \
+		server.git "$1" &&
+	git -C "$1" config --add remote.origin.fetch \
+		"+refs/metas/*:refs/remotes/origin/metas/*" &&
+	git -C "$1" config push.default nothing &&
+	git -C "$1" fetch -q
+}
+
+# Replace the content of parser.c and amend HEAD with it.
+amend_parser () {
+	echo "$1" >parser.c &&
+	test_tick &&
+	git commit -q -a --amend --no-edit
+}
+
+test_expect_success 'setup: Alice shares a change, Bob builds on it' '
+	"$SERVER_GIT" init -q --bare -b main server.git &&
+	"$SERVER_GIT" -C server.git config receive.fsckObjects true &&
+	"$SERVER_GIT" -C server.git config receive.denyNonFastForwards true &&
+	"$SERVER_GIT" init -q -b main seed &&
+	test_commit -C seed base &&
+	"$SERVER_GIT" -C seed push -q ../server.git main &&
+	clone_as alice &&
+	(
+		cd alice &&
+		git checkout -q -b parser &&
+		echo "parse v1" >parser.c &&
+		git add parser.c &&
+		test_tick &&
+		git commit -q -m "Add the parser" &&
+		git push -q origin "refs/metas/*:refs/metas/*"
+	) &&
+	clone_as bob &&
+	(
+		cd bob &&
+		git checkout -q --no-track -b topic origin/metas/add-parser &&
+		test_commit --no-tag "Use the parser" use.c &&
+		git change list -v >actual &&
+		test_write_lines "* metas/use-parser $(git rev-parse --short HEAD) Use the parser" >expect &&
+		test_cmp expect actual
+	)
+'
+
+test_expect_success 'what is built on a version a collaborator amended restacks onto the new one' '
+	(
+		cd alice &&
+		amend_parser "parse v2" &&
+		git push -q origin "refs/metas/*:refs/metas/*"
+	) &&
+	(
+		cd bob &&
+		git fetch -q &&
+		git change list -v >actual &&
+		test_grep "metas/use-parser .* (orphan) Use the parser" actual &&
+		remote_before=$(git rev-parse "origin/metas/add-parser^{metacommit}") &&
+		git evolve >actual &&
+		cat >expect <<-\EOF &&
+		rebasing metas/use-parser onto origin/metas/add-parser
+		moving branch topic to metas/use-parser
+		EOF
+		test_cmp expect actual &&
+		test_cmp_rev topic^ origin/metas/add-parser &&
+		test_cmp_rev metas/use-parser topic &&
+		# remote-tracking refs are never moved
+		test_cmp_rev "origin/metas/add-parser^{metacommit}" $remote_before &&
+		test_must_fail git show-ref --verify -q refs/metas/add-parser &&
+		git evolve >actual &&
+		echo "Nothing to evolve" >expect &&
+		test_cmp expect actual
+	)
+'
+
+test_expect_success 'amending the change of a collaborator continues it: the push fast-forwards' '
+	(
+		cd bob &&
+		remote_head=$(git rev-parse "origin/metas/add-parser^{metacommit}") &&
+		git checkout -q --detach origin/metas/add-parser &&
+		amend_parser "parse v3" 2>err &&
+		test_grep "1 change is built on" err &&
+		check_meta_commit metas/add-parser "commit (amend): Add the parser" \
+			c HEAD r $remote_head &&
+		git push origin metas/add-parser 2>err &&
+		test_grep "$(git rev-parse --short $remote_head)\.\." err &&
+		git evolve >actual &&
+		test_grep "rebasing metas/use-parser onto metas/add-parser" actual
+	)
+'
+
+test_expect_success 'the author fast-forwards her change to the version she fetched' '
+	(
+		cd alice &&
+		git fetch -q &&
+		echo lex >lexer.c &&
+		git add lexer.c &&
+		test_tick &&
+		git commit -q -m "Add the lexer" &&
+		before=$(git rev-parse "metas/add-parser^{metacommit}") &&
+		git evolve -n >expect.dry &&
+		test_cmp_rev "metas/add-parser^{metacommit}" $before &&
+		git evolve >actual &&
+		test_cmp expect.dry actual &&
+		cat >expect <<-\EOF &&
+		fast-forwarding metas/add-parser to origin/metas/add-parser
+		rebasing metas/add-lexer onto metas/add-parser
+		moving branch parser to metas/add-lexer
+		EOF
+		test_cmp expect actual &&
+		test_cmp_rev "metas/add-parser^{metacommit}" \
+			"origin/metas/add-parser^{metacommit}" &&
+		test_cmp_rev parser^ origin/metas/add-parser &&
+		git change list -v >actual &&
+		test_grep ! "orphan\|obsolete\|divergent" actual &&
+		git reflog -1 --format=%gs refs/metas/add-parser >actual &&
+		echo evolve >expect &&
+		test_cmp expect actual &&
+		git push origin "refs/metas/*:refs/metas/*"
+	)
+'
+
+test_expect_success 'evolve --abort puts back a change that caught up and stopped' '
+	(
+		cd bob &&
+		git fetch -q &&
+		git checkout -q topic &&
+		git evolve &&
+		git checkout -q --detach metas/add-parser &&
+		echo "conflicting lexer" >lexer.c &&
+		git add lexer.c &&
+		test_tick &&
+		git commit -q --amend --no-edit 2>/dev/null &&
+		git push -q origin metas/add-parser
+	) &&
+	(
+		cd alice &&
+		git fetch -q &&
+		git change list >before &&
+		git for-each-ref refs/metas refs/heads >refs.before &&
+		test_must_fail git evolve >out 2>err &&
+		test_grep "fast-forwarding metas/add-parser to origin/metas/add-parser" out &&
+		test_grep "could not rebase .metas/add-lexer." err &&
+		git evolve --abort &&
+		git for-each-ref refs/metas refs/heads >refs.after &&
+		test_cmp refs.before refs.after &&
+		git change list >after &&
+		test_cmp before after
+	)
+'
+
+# In "$1", amend the version of add-parser fetched last, adding the
+# file "$1.c" (and any further files named), detached.
+amend_fetched_parser () {
+	clone=$1 &&
+	shift &&
+	git -C $clone checkout -q --detach origin/metas/add-parser &&
+	for f in $clone "$@"
+	do
+		echo $f >$clone/$f.c &&
+		git -C $clone add $f.c || return 1
+	done &&
+	test_tick &&
+	git -C $clone commit -q --amend --no-edit 2>/dev/null
+}
+
+# Whether the head of the change add-parser in "$1" replaces the version
+# fetched last (pushing it is then a fast-forward).
+continues_fetched_parser () {
+	git -C $1 cat-file commit "metas/add-parser^{metacommit}" >meta &&
+	test_grep "^parent $(git -C $1 rev-parse "origin/metas/add-parser^{metacommit}")" meta
+}
+
+test_expect_success 'versions amended on both sides are divergent; merge --amend joins them' '
+	test_when_finished "rm -rf carol dave" &&
+	clone_as carol &&
+	clone_as dave &&
+	amend_fetched_parser carol &&
+	git -C carol push -q origin metas/add-parser &&
+	amend_fetched_parser dave &&
+	(
+		cd dave &&
+		git fetch -q &&
+		git change list -v >actual &&
+		test_grep "metas/add-parser .* (divergent) Add the parser" actual &&
+		test_must_fail git evolve 2>err &&
+		test_grep "replaced by both .metas/add-parser. and .origin/metas/add-parser." err &&
+		test_grep "git checkout metas/add-parser && git merge --amend origin/metas/add-parser" err &&
+		test_must_fail git push -q origin metas/add-parser 2>/dev/null &&
+		git merge --amend origin/metas/add-parser &&
+		test_path_is_file carol.c &&
+		test_path_is_file dave.c
+	) &&
+	continues_fetched_parser dave &&
+	git -C dave push -q origin metas/add-parser &&
+	(
+		cd carol &&
+		git fetch -q &&
+		git evolve >actual &&
+		test_grep "fast-forwarding metas/add-parser to origin/metas/add-parser" actual &&
+		test_path_is_file dave.c &&
+		git change list -v >actual &&
+		test_grep ! "orphan\|obsolete\|divergent\|behind" actual
+	)
+'
+
+test_expect_success 'evolve --auto-merge merges the version of a remote into ours' '
+	test_when_finished "rm -rf erin frank" &&
+	clone_as erin &&
+	clone_as frank &&
+	amend_fetched_parser erin &&
+	git -C erin push -q origin metas/add-parser &&
+	amend_fetched_parser frank &&
+	(
+		cd frank &&
+		git fetch -q &&
+		git evolve --auto-merge >actual &&
+		test_grep "merging the divergent versions of metas/add-parser and origin/metas/add-parser" actual &&
+		test_path_is_file erin.c &&
+		test_path_is_file frank.c
+	) &&
+	continues_fetched_parser frank &&
+	git -C frank push -q origin metas/add-parser
+'
+
+test_expect_success 'a local change behind its remote version is marked so' '
+	test_when_finished "rm -rf gina hank" &&
+	clone_as gina &&
+	clone_as hank &&
+	amend_fetched_parser hank &&
+	git -C hank push -q origin metas/add-parser &&
+	(
+		cd gina &&
+		git checkout -q --detach origin/metas/add-parser &&
+		git change update -c HEAD &&
+		git fetch -q &&
+		git change list -v >actual &&
+		test_grep "^\* metas/add-parser .* (behind) Add the parser" actual &&
+		git change list --porcelain >actual &&
+		test_grep "^refs/metas/add-parser .* current,behind$" actual
+	)
+'
+
+test_expect_success 'merge --amend of a version that its HEAD already contains records it' '
+	test_when_finished "rm -rf ivan judy" &&
+	clone_as ivan &&
+	clone_as judy &&
+	amend_fetched_parser ivan &&
+	git -C ivan push -q origin metas/add-parser &&
+	amend_fetched_parser judy ivan &&
+	(
+		cd judy &&
+		git fetch -q &&
+		git merge --amend origin/metas/add-parser
+	) &&
+	continues_fetched_parser judy &&
+	(
+		cd judy &&
+		git evolve >actual &&
+		echo "Nothing to evolve" >expect &&
+		test_cmp expect actual &&
+		git push -q origin metas/add-parser
+	)
+'
+
+test_done

@@ -469,6 +469,107 @@ void evolve_report_orphans(struct repository *r, const struct oid_array *replace
 			  count);
 }
 
+/* Whether the histories of two heads of a change share a version. */
+static int histories_meet(struct repository *r, const struct object_id *head,
+			  const struct oidset *other_history)
+{
+	struct oidset history = OIDSET_INIT;
+	struct oidset_iter iter;
+	const struct object_id *version;
+	int meet = 0;
+
+	change_history_add(r, head, &history);
+	oidset_iter_init(&history, &iter);
+	while (!meet && (version = oidset_iter_next(&iter)))
+		meet = oidset_contains(other_history, version);
+	oidset_clear(&history);
+	return meet;
+}
+
+/*
+ * Compare the local change called `name`, if any, with `fetched`, the
+ * version just fetched into `remote` (whose history is `history`), and
+ * say what evolve will do about it. Returns the commit of a local change
+ * that is behind, whose children become orphans, in `behind`.
+ */
+static int report_fetched_version(struct repository *r, const char *name,
+				  const char *remote,
+				  const struct object_id *fetched,
+				  const struct oidset *history,
+				  struct object_id *behind)
+{
+	struct strbuf local = STRBUF_INIT;
+	struct object_id head;
+	int ret = 0;
+
+	strbuf_addf(&local, "%s%s", CHANGES_REF_PREFIX, name);
+	if (refs_read_ref(get_main_ref_store(r), local.buf, &head) ||
+	    oideq(&head, fetched))
+		goto out;
+	if (oidset_contains(history, &head)) {
+		advise_if_enabled(ADVICE_EVOLVE_ORPHANS,
+				  _("metas/%s is behind %s, which amends it; run \"git evolve\" to take that version."),
+				  name, remote);
+		oidcpy(behind, &head);
+		peel_change_head(r, local.buf, behind);
+		ret = 1;
+	} else if (histories_meet(r, &head, history)) {
+		struct oidset ours = OIDSET_INIT;
+
+		change_history_add(r, &head, &ours);
+		if (!oidset_contains(&ours, fetched))
+			advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,
+					  _("metas/%s and %s were both amended from one version (divergence); merge them with\n"
+					    "  git checkout metas/%s && git merge --amend %s"),
+					  name, remote, name, remote);
+		oidset_clear(&ours);
+	}
+out:
+	strbuf_release(&local);
+	return ret;
+}
+
+void evolve_report_fetched(struct repository *r, const struct ref_move *moves,
+			   size_t nr)
+{
+	struct oid_array replaced = OID_ARRAY_INIT;
+	int count;
+
+	if (!repo_changes_enabled(r))
+		return;
+	for (size_t i = 0; i < nr; i++) {
+		const char *name = remote_change_name(moves[i].refname);
+		struct oidset history = OIDSET_INIT;
+		struct object_id commit;
+
+		if (!name || is_null_oid(&moves[i].new))
+			continue;
+		change_history_add(r, &moves[i].new, &history);
+		/* The version fetched before, amended since. */
+		oidcpy(&commit, &moves[i].old);
+		if (!is_null_oid(&commit) && oidset_contains(&history, &commit)) {
+			peel_change_head(r, moves[i].refname, &commit);
+			oid_array_append(&replaced, &commit);
+		}
+		if (report_fetched_version(r, name,
+					   moves[i].refname + strlen("refs/remotes/"),
+					   &moves[i].new, &history, &commit) &&
+		    !oid_array_readonly_contains(&replaced, &commit))
+			oid_array_append(&replaced, &commit);
+		oidset_clear(&history);
+	}
+	count = replaced.nr ? evolve_count_orphans_above(r, &replaced) : 0;
+	if (count) {
+		note_orphaned(r, &replaced);
+		advise_if_enabled(ADVICE_EVOLVE_ORPHANS,
+				  Q_("%d change is built on a version that was amended since; run \"git evolve\" to rebase it.",
+				     "%d changes are built on versions that were amended since; run \"git evolve\" to rebase them.",
+				     count),
+				  count);
+	}
+	oid_array_clear(&replaced);
+}
+
 int evolve_describe_stop(struct repository *r, char **current, char **onto)
 {
 	struct object_id oid;

@@ -283,6 +283,19 @@ void evolve_report_orphans(struct repository *r,
  */
 int evolve_count_orphans(struct repository *r);
 
+/*
+ * After a fetch moved changes of a remote (`moves`: refs under
+ * refs/remotes/<remote>/metas/, from `old` to `new`; other refs are
+ * ignored), say what the user's changes need, as hints: a change of the
+ * same name that is behind the version fetched (evolve fast-forwards
+ * it), one that diverged from it (a merge resolves it), and how many
+ * changes are built on versions the fetch replaced (remembered for "git
+ * status", as after an amend). Says nothing when changes do not record.
+ */
+struct ref_move;
+void evolve_report_fetched(struct repository *r, const struct ref_move *moves,
+			   size_t nr);
+
 /* The state of a change, for "git change list". */
 #define CHANGE_STATE_CURRENT   (1 << 0) /* its commit is HEAD */
 /* Built on an obsolete or abandoned commit, maybe through other changes. */

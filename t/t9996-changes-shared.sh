@@ -85,7 +85,10 @@ test_expect_success 'what is built on a version a collaborator amended restacks 
 	) &&
 	(
 		cd bob &&
-		git fetch -q &&
+		git fetch 2>err &&
+		test_grep "hint: 1 change is built on a version that was amended since; run \"git evolve\" to rebase it." err &&
+		git status >actual &&
+		test_grep "1 change is built on a commit that was rewritten" actual &&
 		git change list -v >actual &&
 		test_grep "metas/use-parser .* (orphan) Use the parser" actual &&
 		remote_before=$(git rev-parse "origin/metas/add-parser^{metacommit}") &&
@@ -125,7 +128,8 @@ test_expect_success 'amending the change of a collaborator continues it: the pus
 test_expect_success 'the author fast-forwards her change to the version she fetched' '
 	(
 		cd alice &&
-		git fetch -q &&
+		git fetch 2>err &&
+		test_grep "hint: metas/add-parser is behind origin/metas/add-parser, which amends it" err &&
 		echo lex >lexer.c &&
 		git add lexer.c &&
 		test_tick &&
@@ -213,7 +217,11 @@ test_expect_success 'versions amended on both sides are divergent; merge --amend
 	amend_fetched_parser dave &&
 	(
 		cd dave &&
-		git fetch -q &&
+		git fetch 2>err &&
+		test_grep "hint: metas/add-parser and origin/metas/add-parser were both amended from one version (divergence)" err &&
+		test_grep "hint:   git checkout metas/add-parser && git merge --amend origin/metas/add-parser" err &&
+		git fetch 2>err &&
+		test_must_be_empty err &&
 		git change list -v >actual &&
 		test_grep "metas/add-parser .* (divergent) Add the parser" actual &&
 		test_must_fail git evolve 2>err &&

@@ -57,6 +57,8 @@
 	N_("git change copy <change>")
 #define BUILTIN_CHANGE_PURGE_USAGE \
 	N_("git change purge [--force] <commit>...")
+#define BUILTIN_CHANGE_SHARE_USAGE \
+	N_("git change share [<remote>]")
 
 /*
  * Show "refs/metas/foo" as "metas/foo" and "refs/remotes/origin/metas/foo"
@@ -986,6 +988,53 @@ static int change_purge(int argc, const char **argv, const char *prefix,
 	return !!ret;
 }
 
+/*
+ * Fetch the changes of a remote next to its branches, which is all that
+ * sharing them takes: pushing one is "git push <remote> metas/<name>".
+ */
+static int change_share(int argc, const char **argv, const char *prefix,
+			struct repository *repo)
+{
+	const char * const usage[] = {
+		BUILTIN_CHANGE_SHARE_USAGE,
+		NULL,
+	};
+	struct option options[] = {
+		OPT_END(),
+	};
+	struct strbuf key = STRBUF_INIT, refspec = STRBUF_INIT;
+	struct remote *remote;
+	int configured = 0;
+
+	argc = parse_options(argc, argv, prefix, options, usage, 0);
+	if (argc > 1)
+		usage_with_options(usage, options);
+	remote = remote_get(argc ? argv[0] : NULL);
+	if (!remote || !remote_is_configured(remote, 1))
+		die(_("'%s' is not a remote"),
+		    argc ? argv[0] : remote ? remote->name : "origin");
+
+	strbuf_addf(&refspec, "+refs/metas/*:refs/remotes/%s/metas/*",
+		    remote->name);
+	for (size_t i = 0; i < remote->fetch.nr; i++)
+		if (!strcmp(remote->fetch.items[i].raw, refspec.buf))
+			configured = 1;
+	if (!configured) {
+		strbuf_addf(&key, "remote.%s.fetch", remote->name);
+		repo_config_set_multivar(repo, key.buf, refspec.buf,
+					 CONFIG_REGEX_NONE, 0);
+	}
+	printf(configured ?
+	       _("'%s' already fetches its changes into refs/remotes/%s/metas/.\n") :
+	       _("'%s' now fetches its changes into refs/remotes/%s/metas/.\n"),
+	       remote->name, remote->name);
+	printf(_("Push a change with \"git push %s metas/<name>\".\n"),
+	       remote->name);
+	strbuf_release(&key);
+	strbuf_release(&refspec);
+	return 0;
+}
+
 int cmd_change(int argc,
 	       const char **argv,
 	       const char *prefix,
@@ -1002,6 +1051,7 @@ int cmd_change(int argc,
 		BUILTIN_CHANGE_PRUNE_USAGE,
 		BUILTIN_CHANGE_COPY_USAGE,
 		BUILTIN_CHANGE_PURGE_USAGE,
+		BUILTIN_CHANGE_SHARE_USAGE,
 		NULL,
 	};
 	parse_opt_subcommand_fn *fn = NULL;
@@ -1016,6 +1066,7 @@ int cmd_change(int argc,
 		OPT_SUBCOMMAND("prune", &fn, change_prune),
 		OPT_SUBCOMMAND("copy", &fn, change_copy),
 		OPT_SUBCOMMAND("purge", &fn, change_purge),
+		OPT_SUBCOMMAND("share", &fn, change_share),
 		OPT_END(),
 	};
 

@@ -114,34 +114,31 @@ run git log --oneline
 say "Alice shares the stack with its history through a server"
 run git init -q --bare -b main ../server.git
 run git remote add origin ../server.git
-run git config --add remote.origin.fetch '+refs/metas/*:refs/remotes/origin/metas/*'
+run git change share origin
 run git push -q origin main 'refs/metas/*:refs/metas/*'
 
-say "Bob clones it; the refspec fetches the changes next to the branches"
+say "Bob clones it, and fetches the changes next to the branches"
 run cd ..
 run git clone -q server.git bob
 run cd bob
-run git config --add remote.origin.fetch '+refs/metas/*:refs/remotes/origin/metas/*'
+run git change share origin
 run git fetch -q origin
 run git change list -r
 run git log --obslog --oneline origin/metas/add-parser
 
-say "Bob fixes the lexer and shares his version under a name of his own"
+say "Bob fixes Alice's lexer: his amend continues her change, so his push is a fast-forward"
 run git checkout -q origin/metas/add-lexer
 append lexer.c 'int lex_all(void) { return 0; }'
 run git commit -q -a --amend --no-edit
-run git change rename fix-lexer
-run git push -q origin metas/fix-lexer
+run git push origin metas/add-lexer
 
-say "Alice fetches it, takes it in place of her version and restacks"
+say "Alice fetches: her change is behind Bob's version; evolve takes it and restacks"
 run cd ../alice
-run git fetch -q origin
-run git log --obslog --oneline origin/metas/fix-lexer
-run git checkout -q metas/add-lexer
-run git merge --amend origin/metas/fix-lexer
+run git fetch origin
+run git change list -v
 run git evolve
-run git checkout -q main
-run git log --graph --oneline --decorate --all
+run git log --obslog --oneline metas/add-lexer
+run git log --graph --oneline --decorate main
 run git push -q origin +main 'refs/metas/*:refs/metas/*'
 
 say "Under the hood: a change is a ref to a metacommit, its versions its parents"

@@ -36,8 +36,7 @@ clone_as () {
 	git clone -q -c remote.origin.uploadpack="\"$SERVER_GIT\" upload-pack" \
 		-c remote.origin.receivepack="\"$SERVER_GIT\" receive-pack" \
 		server.git "$1" &&
-	git -C "$1" config --add remote.origin.fetch \
-		"+refs/metas/*:refs/remotes/origin/metas/*" &&
+	git -C "$1" change share >/dev/null &&
 	git -C "$1" config push.default nothing &&
 	git -C "$1" fetch -q
 }
@@ -48,6 +47,35 @@ amend_parser () {
 	test_tick &&
 	git commit -q -a --amend --no-edit
 }
+
+test_expect_success 'change share fetches the changes of a remote' '
+	git init share &&
+	(
+		cd share &&
+		git remote add origin ../server.git &&
+		git remote add other ../other.git &&
+		git change share >actual &&
+		cat >expect <<-EOF &&
+		${SQ}origin${SQ} now fetches its changes into refs/remotes/origin/metas/.
+		Push a change with "git push origin metas/<name>".
+		EOF
+		test_cmp expect actual &&
+		git change share origin >actual &&
+		test_grep "${SQ}origin${SQ} already fetches its changes" actual &&
+		git change share other >/dev/null &&
+		git config get --all remote.origin.fetch >actual &&
+		cat >expect <<-\EOF &&
+		+refs/heads/*:refs/remotes/origin/*
+		+refs/metas/*:refs/remotes/origin/metas/*
+		EOF
+		test_cmp expect actual &&
+		git config get --all remote.other.fetch >actual &&
+		test_grep "^+refs/metas/\*:refs/remotes/other/metas/\*$" actual &&
+		test_must_fail git change share nowhere 2>err &&
+		test_grep "${SQ}nowhere${SQ} is not a remote" err &&
+		test_expect_code 129 git change share origin other
+	)
+'
 
 test_expect_success 'setup: Alice shares a change, Bob builds on it' '
 	"$SERVER_GIT" init -q --bare -b main server.git &&

@@ -1789,9 +1789,13 @@ static int visit_one(struct evolver *ev, struct evolve_item *item)
 			upstream_containing(ev, item->commit);
 
 		if (upstream) {
-			/* Landed: its children go onto the upstream. */
+			/*
+			 * Landed: its children go onto the upstream, which
+			 * rewrites them unless it is this very commit.
+			 */
 			item->result = upstream->util;
-			item->changed = item->emptied = item->landed = 1;
+			item->changed = upstream->util != item->commit;
+			item->emptied = item->landed = 1;
 			add_step(ev, EVOLVE_STEP_DELETE_LANDED, item,
 				 xstrdup(upstream->string));
 			item->state = ITEM_DONE;

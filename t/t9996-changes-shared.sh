@@ -214,6 +214,47 @@ test_expect_success 'evolve --abort puts back a change that caught up and stoppe
 	)
 '
 
+test_expect_success 'pull --evolve takes the version of a collaborator and restacks' '
+	test_when_finished "rm -rf kim leo" &&
+	clone_as kim &&
+	(
+		cd kim &&
+		git checkout -q -b printer origin/main &&
+		# a change of its own for the commit that is upstream
+		git change update -c HEAD >/dev/null &&
+		echo print >printer.c &&
+		git add printer.c &&
+		test_tick &&
+		git commit -q -m "Add the printer" &&
+		echo tree >tree.c &&
+		git add tree.c &&
+		test_tick &&
+		git commit -q -m "Print the tree" &&
+		git push -q origin metas/add-printer metas/print-tree
+	) &&
+	clone_as leo &&
+	(
+		cd leo &&
+		git checkout -q --detach origin/metas/add-printer &&
+		echo "print better" >printer.c &&
+		test_tick &&
+		git commit -q -a --amend --no-edit 2>/dev/null &&
+		git push -q origin metas/add-printer
+	) &&
+	(
+		cd kim &&
+		git pull --evolve >out 2>err &&
+		test_grep "^fast-forwarding metas/add-printer to origin/metas/add-printer$" out &&
+		test_grep "^rebasing metas/print-tree onto metas/add-printer$" out &&
+		test_grep ! "rebasing metas/add-printer" out &&
+		test_cmp_rev "metas/add-printer^{metacommit}" \
+			"origin/metas/add-printer^{metacommit}" &&
+		test_cmp_rev printer^ origin/metas/add-printer &&
+		echo "print better" >expect &&
+		test_cmp expect printer.c
+	)
+'
+
 # In "$1", amend the version of add-parser fetched last, adding the
 # file "$1.c" (and any further files named), detached.
 amend_fetched_parser () {

@@ -255,6 +255,50 @@ test_expect_success 'pull --evolve takes the version of a collaborator and resta
 	)
 '
 
+test_expect_success 'pull --evolve drops the changes applied upstream as new commits' '
+	test_when_finished "rm -rf mia ned patches" &&
+	clone_as mia &&
+	(
+		cd mia &&
+		git checkout -q -b stack origin/main &&
+		for f in one two three four
+		do
+			echo $f >$f.c &&
+			git add $f.c &&
+			test_tick &&
+			git commit -q -m "Add $f" || return 1
+		done &&
+		git format-patch -q -o ../patches -1 HEAD~3
+	) &&
+	clone_as ned &&
+	(
+		# the maintainer applies "one" with am, squashes "two"
+		# and "three" into one commit, and adds work of his own
+		cd ned &&
+		test_commit --no-tag "maintainer work" work.c &&
+		git am -q ../patches/*.patch &&
+		git -C ../mia diff HEAD~3 HEAD~1 >squash.patch &&
+		git apply --index squash.patch &&
+		rm squash.patch &&
+		test_tick &&
+		git commit -q -m "Add two and three" &&
+		"$SERVER_GIT" push -q origin HEAD:main
+	) &&
+	(
+		cd mia &&
+		git pull --evolve >out 2>err &&
+		test_grep "^deleting metas/add-one: it became empty on FETCH_HEAD$" out &&
+		test_grep "^deleting metas/add-two: it became empty on FETCH_HEAD$" out &&
+		test_grep "^deleting metas/add-three: it became empty on FETCH_HEAD$" out &&
+		test_grep "^rebasing metas/add-four onto FETCH_HEAD$" out &&
+		test_cmp_rev stack^ origin/main &&
+		git change list >actual &&
+		test_grep ! "add-one\|add-two\|add-three" actual &&
+		git change list --hidden "hiddenmetas/add-*" >actual &&
+		test_line_count = 3 actual
+	)
+'
+
 # In "$1", amend the version of add-parser fetched last, adding the
 # file "$1.c" (and any further files named), detached.
 amend_fetched_parser () {

@@ -282,7 +282,7 @@ test_expect_success 'pull --evolve drops the changes applied upstream as new com
 		rm squash.patch &&
 		test_tick &&
 		git commit -q -m "Add two and three" &&
-		"$SERVER_GIT" push -q origin HEAD:main
+		git push -q origin HEAD:main
 	) &&
 	(
 		cd mia &&

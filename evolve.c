@@ -469,21 +469,18 @@ void evolve_report_orphans(struct repository *r, const struct oid_array *replace
 			  count);
 }
 
-/* Whether the histories of two heads of a change share a version. */
-static int histories_meet(struct repository *r, const struct object_id *head,
+/* Whether two histories of a change share a version. */
+static int histories_meet(const struct oidset *history,
 			  const struct oidset *other_history)
 {
-	struct oidset history = OIDSET_INIT;
 	struct oidset_iter iter;
 	const struct object_id *version;
-	int meet = 0;
 
-	change_history_add(r, head, &history);
-	oidset_iter_init(&history, &iter);
-	while (!meet && (version = oidset_iter_next(&iter)))
-		meet = oidset_contains(other_history, version);
-	oidset_clear(&history);
-	return meet;
+	oidset_iter_init(history, &iter);
+	while ((version = oidset_iter_next(&iter)))
+		if (oidset_contains(other_history, version))
+			return 1;
+	return 0;
 }
 
 /*
@@ -513,11 +510,12 @@ static int report_fetched_version(struct repository *r, const char *name,
 		oidcpy(behind, &head);
 		peel_change_head(r, local.buf, behind);
 		ret = 1;
-	} else if (histories_meet(r, &head, history)) {
+	} else {
 		struct oidset ours = OIDSET_INIT;
 
 		change_history_add(r, &head, &ours);
-		if (!oidset_contains(&ours, fetched))
+		if (!oidset_contains(&ours, fetched) &&
+		    histories_meet(&ours, history))
 			advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,
 					  _("metas/%s and %s were both amended from one version (divergence); merge them with\n"
 					    "  git checkout metas/%s && git merge --amend %s"),

@@ -1273,20 +1273,34 @@ static int batch_release_writes(struct rewrite_batch *batch)
 	return odb_release_writes(batch->repo->objects);
 }
 
-static struct batch_change *batch_add(struct rewrite_batch *batch,
-				      const char *refname,
-				      const struct object_id *old,
-				      const struct object_id *content)
+/*
+ * Add the change `refname` to the batch. The item returned is the batch's:
+ * its string lives as long as the batch, so lists of the changes found
+ * for one rewrite can point at it.
+ */
+static struct string_list_item *batch_add(struct rewrite_batch *batch,
+					  const char *refname,
+					  const struct object_id *old,
+					  const struct object_id *content)
 {
 	struct batch_change *change = xcalloc(1, sizeof(*change));
+	struct string_list_item *item;
 
 	if (old) {
 		oidcpy(&change->old, old);
 		oidcpy(&change->head, old);
 	}
 	oidcpy(&change->content, content);
-	string_list_append(&batch->changes, refname)->util = change;
-	return change;
+	item = string_list_append(&batch->changes, refname);
+	item->util = change;
+	return item;
+}
+
+/* Append a change of the batch to the changes `found` for one rewrite. */
+static void found_add(struct string_list *found,
+		      const struct string_list_item *change)
+{
+	string_list_append(found, change->string)->util = change->util;
 }
 
 /*
@@ -1305,20 +1319,18 @@ static void batch_find(struct rewrite_batch *batch,
 		struct batch_change *change = item->util;
 
 		if (oideq(&change->content, content))
-			string_list_append(found, item->string)->util = change;
+			found_add(found, item);
 	}
 
 	if (batch->all_changes_known)
 		return;
 	lookup_changes(batch->repo, content, &from_index);
 	for_each_string_list_item(item, &from_index) {
-		struct batch_change *change;
-
 		/* What the batch did to it supersedes what the index says. */
 		if (unsorted_string_list_has_string(&batch->changes, item->string))
 			continue;
-		change = batch_add(batch, item->string, item->util, content);
-		string_list_append(found, item->string)->util = change;
+		found_add(found, batch_add(batch, item->string, item->util,
+					   content));
 	}
 	string_list_clear(&from_index, 1);
 }
@@ -1407,7 +1419,7 @@ static void continue_remote_change(struct rewrite_batch *batch,
 {
 	struct ref_store *refs = get_main_ref_store(batch->repo);
 	struct strbuf refname = STRBUF_INIT;
-	struct batch_change *change = NULL;
+	struct string_list_item *change = NULL;
 	struct object_id local;
 
 	strbuf_addf(&refname, "%s%s", CHANGES_REF_PREFIX, name);
@@ -1419,7 +1431,7 @@ static void continue_remote_change(struct rewrite_batch *batch,
 	else if (in_history_of(batch->repo, heads, &local))
 		change = batch_add(batch, refname.buf, &local, new);
 	if (change)
-		string_list_append(found, refname.buf)->util = change;
+		found_add(found, change);
 	strbuf_release(&refname);
 }
 
@@ -1506,14 +1518,12 @@ static int batch_record(struct rewrite_batch *batch, const struct object_id *new
 		 */
 		struct commit *name_from = content;
 		struct strbuf refname = STRBUF_INIT;
-		struct batch_change *change;
 
 		if (batch->type == REWRITE_MODIFY)
 			name_from = lookup_commit_reference(r, &olds->oid[0]);
 		new_change_refname(r, name_from, &batch->changes, 1,
 				   &refname);
-		change = batch_add(batch, refname.buf, NULL, new);
-		string_list_append(&found, refname.buf)->util = change;
+		found_add(&found, batch_add(batch, refname.buf, NULL, new));
 		strbuf_release(&refname);
 	}
 
@@ -1819,7 +1829,7 @@ int record_rewrites_and_move_refs(struct repository *r,
 				moved = &moves[i];
 		added = batch_add(&batch, item->string,
 				  moved ? &moved->old : &change->head,
-				  &change->content);
+				  &change->content)->util;
 		if (moved) {
 			/* Moved even if no rewrite is recorded for it. */
 			oidcpy(&added->head, &moved->new);

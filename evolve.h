@@ -214,8 +214,8 @@ int evolve_abort(struct repository *r, struct strbuf *err);
  * For "git evolve <upstream>..." and "git change prune <upstream>...":
  * append each of the `nr` `names` to `upstreams`, with the commit it
  * names as its util. Returns 0, or -1 with a message in `err` if a name
- * is no commit or is a metacommit ("<change>^{metacommit}"), which no
- * change can land on.
+ * is no commit or is a metacommit (a change named by its full refname,
+ * or "<change>^{metacommit}"), which no change can land on.
  */
 int evolve_resolve_upstreams(struct repository *r, const char **names, int nr,
 			     struct string_list *upstreams, struct strbuf *err);

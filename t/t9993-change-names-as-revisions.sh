@@ -27,7 +27,6 @@ test_expect_success 'setup' '
 
 test_expect_success 'a change name resolves to its content' '
 	test_cmp_rev metas/first-version v2 &&
-	test_cmp_rev refs/metas/first-version v2 &&
 	test_cmp_rev metas/first-version~1 base &&
 	test_cmp_rev metas/first-version^{tree} v2^{tree} &&
 	echo two >expect &&
@@ -38,6 +37,23 @@ test_expect_success 'a change name resolves to its content' '
 test_expect_success 'the reflog of a change resolves to earlier contents' '
 	test_cmp_rev metas/first-version@{0} v2 &&
 	test_cmp_rev metas/first-version@{1} v1
+'
+
+test_expect_success 'a change given by its full refname is the value of the ref' '
+	meta=$(sed -n "s| refs/metas/first-version\$||p" refs) &&
+	test_cmp_rev refs/metas/first-version $meta &&
+	test_cmp_rev refs/metas/first-version@{0} $meta &&
+	test_cmp_rev refs/metas/first-version~0 $meta &&
+	git show-ref -s refs/metas/first-version >expect &&
+	git rev-parse refs/metas/first-version >actual &&
+	test_cmp expect actual &&
+
+	# a script compare-and-swap: the old value is what the ref holds
+	git update-ref refs/metas/swapped $meta &&
+	git update-ref refs/metas/swapped v2 $(git rev-parse refs/metas/swapped) &&
+	test_cmp_rev refs/metas/swapped v2 &&
+	git update-ref -d refs/metas/swapped $(git rev-parse refs/metas/swapped) &&
+	test_must_fail git rev-parse --verify -q refs/metas/swapped
 '
 
 test_expect_success ':/text and ^{/text} never name a metacommit' '
@@ -118,7 +134,9 @@ test_expect_success 'remote and hidden changes resolve to their content' '
 	git update-ref refs/hiddenmetas/first-version $meta &&
 	test_cmp_rev origin/metas/first-version v2 &&
 	test_cmp_rev hiddenmetas/first-version v2 &&
-	test_cmp_rev "origin/metas/first-version^{metacommit}" $meta
+	test_cmp_rev "origin/metas/first-version^{metacommit}" $meta &&
+	test_cmp_rev refs/remotes/origin/metas/first-version $meta &&
+	test_cmp_rev refs/hiddenmetas/first-version $meta
 '
 
 test_expect_success 'other refs to a metacommit are not peeled' '
@@ -216,7 +234,15 @@ test_expect_success 'checkout, switch, reset, branch, rebase, replay, merge, wor
 	git fetch -q . refs/metas/first-version &&
 	test_must_fail git merge FETCH_HEAD 2>err &&
 	test_grep "cannot merge .$(git rev-parse "metas/first-version^{metacommit}").: it is a metacommit" err &&
+	test_must_fail git merge refs/metas/first-version 2>err &&
+	test_grep "cannot merge .refs/metas/first-version.: it is a metacommit" err &&
 	test_path_is_missing .git/MERGE_HEAD &&
+	test_must_fail git checkout refs/metas/first-version 2>err &&
+	test_grep "cannot check out .refs/metas/first-version.: it is a metacommit" err &&
+	test_must_fail git rebase --onto refs/metas/first-version HEAD~ 2>err &&
+	test_grep "cannot rebase onto .refs/metas/first-version.: it is a metacommit" err &&
+	test_must_fail git replay --onto refs/metas/first-version HEAD~..main 2>err &&
+	test_grep "it is a metacommit" err &&
 	test_must_fail git evolve "metas/first-version^{metacommit}" 2>err &&
 	test_grep "cannot use ${SQ}metas/first-version^{metacommit}${SQ} as an upstream: it is a metacommit" err &&
 	test_must_fail git change prune "metas/first-version^{metacommit}" 2>err &&
@@ -410,6 +436,43 @@ test_expect_success 'checkout of a change only a remote has makes no branch' '
 		git checkout -q topic &&
 		test_cmp_rev refs/heads/topic base
 	)
+'
+
+test_expect_success 'a branch started from a change does not track it' '
+	git init track-change &&
+	(
+		cd track-change &&
+		test_commit base &&
+		test_commit --no-tag theirs &&
+		git remote add origin ../nowhere.git &&
+		git config remote.origin.fetch "+refs/metas/*:refs/remotes/origin/metas/*" &&
+		git update-ref refs/remotes/origin/metas/theirs HEAD &&
+		git checkout -q -b topic origin/metas/theirs &&
+		test_cmp_rev topic HEAD &&
+		test_must_fail git config branch.topic.merge &&
+		test_must_fail git config branch.topic.remote &&
+		git -c branch.autoSetupMerge=true branch other origin/metas/theirs 2>err &&
+		test_grep ! . err &&
+		test_must_fail git config branch.other.merge &&
+		git -c branch.autoSetupMerge=always branch mine metas/theirs &&
+		test_must_fail git config branch.mine.merge &&
+		test_must_fail git branch --track tracked origin/metas/theirs 2>err &&
+		test_grep "starting point ${SQ}origin/metas/theirs${SQ} is not a branch" err &&
+		test_must_fail git rev-parse --verify -q refs/heads/tracked &&
+		test_must_fail git branch --set-upstream-to=origin/metas/theirs topic 2>err &&
+		test_grep "starting point ${SQ}origin/metas/theirs${SQ} is not a branch" err &&
+		test_must_fail git config branch.topic.merge
+	)
+'
+
+test_expect_success 'replay --advance refuses to move a change' '
+	git -C track-change for-each-ref >refs.before &&
+	test_must_fail git -C track-change replay --advance metas/theirs base..topic 2>err &&
+	test_grep "cannot use .metas/theirs. for --advance: it is a change, not a branch" err &&
+	test_must_fail git -C track-change replay --advance refs/metas/base base..topic 2>err &&
+	test_grep "it is a change, not a branch" err &&
+	git -C track-change for-each-ref >refs.after &&
+	test_cmp refs.before refs.after
 '
 
 test_done

@@ -2638,7 +2638,8 @@ out:
 }
 
 static int merge_versions(struct repository *r, struct commit *a,
-			  struct commit *b, struct object_id *merged,
+			  struct commit *b, const char *b_label,
+			  int leave_conflicts, struct object_id *merged,
 			  struct strbuf *err);
 static int record_merged_versions(struct repository *r, struct commit *a,
 				  struct commit *b,
@@ -2659,6 +2660,13 @@ static void add_parents(struct commit *commit, struct commit *skip,
 		if (!seen)
 			commit_list_insert(p->item, tail);
 	}
+}
+
+void evolve_merged_parents(struct commit *a, struct commit *b,
+			   struct commit_list **parents)
+{
+	add_parents(a, b, parents);
+	add_parents(b, a, parents);
 }
 
 /*
@@ -2738,8 +2746,7 @@ static int squash_follow_up_merge(struct evolver *ev,
 		return 1;
 	a = merge->commit->parents->item;
 	b = merge->commit->parents->next->item;
-	add_parents(a, b, &parents);
-	add_parents(b, a, &parents);
+	evolve_merged_parents(a, b, &parents);
 	ret = commit_like(r, a, get_commit_tree_oid(merge->commit), parents,
 			  &squashed);
 	commit_list_free(parents);
@@ -2780,7 +2787,7 @@ static int auto_merge_versions(struct evolver *ev,
 		divergent->divergent : divergent->newest;
 	struct object_id merged;
 	int ret = merge_versions(ev->repo, ours->commit, theirs->commit,
-				 &merged, ev->err);
+				 NULL, 0, &merged, ev->err);
 
 	if (!ret) {
 		save_item_changes(ev, ours);
@@ -3110,14 +3117,46 @@ int evolve_move_head(struct repository *r, struct commit *to,
 }
 
 /*
+ * Leave the conflicts of the merge `result` of the versions `head` (HEAD,
+ * which the index matches) and another in the work tree and the index,
+ * with markers, as "git merge" does; `result` is finalized.
+ */
+static int leave_merge_conflicts(struct repository *r,
+				 struct merge_options *opt,
+				 struct commit *head,
+				 struct merge_result *result,
+				 struct strbuf *err)
+{
+	struct lock_file lock = LOCK_INIT;
+
+	if (repo_hold_locked_index(r, &lock, LOCK_REPORT_ON_ERROR) < 0) {
+		merge_finalize(opt, result);
+		strbuf_addstr(err, _("could not lock the index"));
+		return -1;
+	}
+	merge_switch_to_result(opt, repo_get_commit_tree(r, head), result,
+			       1, 1);
+	if (write_locked_index(r->index, &lock,
+			       COMMIT_LOCK | SKIP_IF_UNCHANGED)) {
+		strbuf_addstr(err, _("could not write the index"));
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Merge two versions `a` and `b` of one commit into a commit that replaces
  * both: merged against their common earlier version (or else their common
  * ancestor), with the parents of both (not a merge of them, when they share
  * a parent) and the message and author of `a`. Returns 0 and sets
  * `merged`, 1 if they conflict, -1 on error; with a message in `err`.
+ * `b_label` names `b` in conflict markers. With `leave_conflicts`, `a` is
+ * HEAD, which the index matches, and a conflict is left in the work tree
+ * and the index for the user to resolve.
  */
 static int merge_versions(struct repository *r, struct commit *a,
-			  struct commit *b, struct object_id *merged,
+			  struct commit *b, const char *b_label,
+			  int leave_conflicts, struct object_id *merged,
 			  struct strbuf *err)
 {
 	struct merge_options opt;
@@ -3145,7 +3184,7 @@ static int merge_versions(struct repository *r, struct commit *a,
 	init_basic_merge_options(&opt, r);
 	merging = 1;
 	opt.branch1 = "HEAD";
-	opt.branch2 = "the other version";
+	opt.branch2 = b_label ? b_label : "the other version";
 	opt.ancestor = "their common base";
 	opt.show_rename_progress = 0;
 	merge_incore_nonrecursive(&opt, base_tree, repo_get_commit_tree(r, a),
@@ -3155,14 +3194,19 @@ static int merge_versions(struct repository *r, struct commit *a,
 		goto out;
 	}
 	if (!result.clean) {
-		strbuf_addstr(err, _("the two versions conflict"));
 		ret = 1;
+		if (leave_conflicts) {
+			merging = 0;
+			if (leave_merge_conflicts(r, &opt, a, &result, err))
+				ret = -1;
+		}
+		if (ret > 0)
+			strbuf_addstr(err, _("the two versions conflict"));
 		goto out;
 	}
 
 	/* It replaces both: its parents are theirs, not them. */
-	add_parents(a, b, &parents);
-	add_parents(b, a, &parents);
+	evolve_merged_parents(a, b, &parents);
 	if (commit_like(r, a, &result.tree->object.oid, parents, merged)) {
 		strbuf_addstr(err, _("could not write the merged commit"));
 		goto out;
@@ -3193,7 +3237,7 @@ static int record_merged_versions(struct repository *r, struct commit *a,
 }
 
 int evolve_merge_amend(struct repository *r, struct commit *other,
-		       struct strbuf *err)
+		       const char *other_name, struct strbuf *err)
 {
 	struct commit *head = lookup_commit_reference_by_name("HEAD");
 	struct object_id merged;
@@ -3214,14 +3258,9 @@ int evolve_merge_amend(struct repository *r, struct commit *other,
 		return -1;
 	}
 
-	ret = merge_versions(r, head, other, &merged, err);
-	if (ret > 0) {
-		strbuf_reset(err);
-		strbuf_addstr(err, _("the two versions conflict; nothing was changed"));
-		return 1;
-	}
+	ret = merge_versions(r, head, other, other_name, 1, &merged, err);
 	if (ret)
-		return -1;
+		return ret;
 	if (record_merged_versions(r, head, other, &merged, "merge --amend", err))
 		return -1;
 	return move_head(r, &merged, 0, "merge --amend", err);

@@ -5,6 +5,7 @@
 #include "string-list.h"
 
 struct commit;
+struct commit_list;
 struct oid_array;
 struct repository;
 struct strbuf;
@@ -249,12 +250,22 @@ int evolve_move_head(struct repository *r, struct commit *to,
  * into one commit that replaces both. Its parents are theirs (so it is no
  * merge commit when they share their parent), its message HEAD's; both
  * changes then point at one metacommit, and HEAD (with its branch) moves
- * to it. The work tree must be clean; nothing is changed on a conflict.
- * Returns 0, 1 if the versions conflict, or -1 otherwise, with a message
- * in `err`.
+ * to it. The work tree must be clean. On a conflict, the conflicts are
+ * left in the work tree and the index, with markers naming the other
+ * version `other_name`, for the caller to record the merge in progress
+ * (the commit that concludes it has evolve_merged_parents()). Returns 0,
+ * 1 if the versions conflict, or -1 otherwise, with a message in `err`.
  */
 int evolve_merge_amend(struct repository *r, struct commit *other,
-		       struct strbuf *err);
+		       const char *other_name, struct strbuf *err);
+
+/*
+ * Append to `parents` the parents of the commit that replaces both
+ * versions `a` and `b` of a change: theirs, without duplicates, never
+ * `a` or `b` themselves.
+ */
+void evolve_merged_parents(struct commit *a, struct commit *b,
+			   struct commit_list **parents);
 
 /*
  * How many local changes are built, through any number of commits, on one

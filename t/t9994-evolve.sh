@@ -1086,7 +1086,7 @@ test_expect_success 'a follow-up merge of divergent versions resolves the diverg
 	)
 '
 
-test_expect_success 'merge --amend refuses a dirty tree and conflicts' '
+test_expect_success 'merge --amend refuses a dirty tree, stops on conflicts, --abort puts all back' '
 	(
 		cd merge-amend &&
 		git checkout -q --detach A &&
@@ -1097,11 +1097,71 @@ test_expect_success 'merge --amend refuses a dirty tree and conflicts' '
 		test_must_fail git merge --amend HEAD@{2} 2>err &&
 		test_grep "commit or stash" err &&
 		git checkout -q foo &&
-		git for-each-ref >before &&
+		git for-each-ref >refs.before &&
+		git rev-parse HEAD >head.before &&
+		cp foo foo.before &&
+		test_expect_code 1 git merge --amend HEAD@{2} >out 2>err &&
+		test_grep "CONFLICT (content): Merge conflict in foo" out &&
+		test_grep "Automatic merge failed; fix conflicts and then commit the result." out &&
+		test_grep "hint: After resolving the conflicts, mark them with \"git add\" and run" err &&
+		test_grep "^<<<<<<< HEAD\$" foo &&
+		test_grep "^>>>>>>> HEAD@{2}\$" foo &&
+		git ls-files -u foo >unmerged &&
+		test_line_count = 3 unmerged &&
+		git status >status &&
+		test_grep "git merge --abort" status &&
 		test_must_fail git merge --amend HEAD@{2} 2>err &&
-		test_grep "the two versions conflict" err &&
-		git for-each-ref >after &&
-		test_cmp before after
+		test_grep "You have not concluded your merge" err &&
+		git merge --abort &&
+		test_cmp foo.before foo &&
+		git rev-parse HEAD >head.after &&
+		test_cmp head.before head.after &&
+		git for-each-ref >refs.after &&
+		test_cmp refs.before refs.after &&
+		rm foo.before refs.* head.* &&
+		git status --porcelain --untracked-files=no >status &&
+		test_must_be_empty status &&
+		test_path_is_missing .git/MERGE_HEAD &&
+		test_path_is_missing .git/MERGE_MODE &&
+		test_path_is_missing .git/MERGE_MSG
+	)
+'
+
+test_expect_success 'merge --amend concluded after a conflict replaces both versions' '
+	(
+		cd merge-amend &&
+		git checkout -q --detach A &&
+		echo one >foo && test_tick && git commit -q -a -m "foo one" &&
+		one=$(git rev-parse HEAD) &&
+		git checkout -q --detach A &&
+		echo two >foo && git commit -q -a -m "foo two" &&
+		two=$(git rev-parse HEAD) &&
+		test_expect_code 1 git merge --amend $one >/dev/null 2>&1 &&
+		echo "one and two" >foo &&
+		git add foo &&
+		test_tick &&
+		git merge --continue &&
+		test_path_is_missing .git/MERGE_HEAD &&
+		test_path_is_missing .git/MERGE_MODE &&
+		git rev-parse HEAD^@ >parents &&
+		git rev-parse A >expect &&
+		test_cmp expect parents &&
+		git log -1 --format="%s%n%an <%ae> %ad" $two >expect &&
+		git log -1 --format="%s%n%an <%ae> %ad" HEAD >actual &&
+		test_cmp expect actual &&
+		git reflog -1 --format=%gs HEAD >actual &&
+		echo "commit (merge --amend): foo two" >expect &&
+		test_cmp expect actual &&
+		echo "one and two" >expect &&
+		git show HEAD:foo >actual &&
+		test_cmp expect actual &&
+		git change list --porcelain >list &&
+		grep " $(git rev-parse HEAD) current\$" list >holders &&
+		test_line_count = 2 holders &&
+		cut -d " " -f 2 holders | sort -u >metacommits &&
+		test_line_count = 1 metacommits &&
+		check_meta_commit "$(cut -d " " -f 1 holders | head -n 1)" \
+			"commit (merge --amend): foo two" c HEAD r $two r $one
 	)
 '
 

@@ -417,4 +417,65 @@ test_expect_success 'merge --amend of a version that its HEAD already contains r
 	)
 '
 
+# In "$1", amend the version of add-parser fetched last so that parser.c
+# says "$2", detached.
+rewrite_fetched_parser () {
+	git -C $1 checkout -q --detach origin/metas/add-parser &&
+	echo "$2" >$1/parser.c &&
+	test_tick &&
+	git -C $1 commit -q -a --amend --no-edit
+}
+
+test_expect_success 'conflicting versions: merge --amend stops, --abort, --continue, push' '
+	test_when_finished "rm -rf kim leo" &&
+	clone_as kim &&
+	clone_as leo &&
+	rewrite_fetched_parser kim "parse as kim does" &&
+	git -C kim push -q origin metas/add-parser &&
+	rewrite_fetched_parser leo "parse as leo does" &&
+	(
+		cd leo &&
+		git fetch -q &&
+		git checkout -q metas/add-parser &&
+		git for-each-ref >refs.before &&
+		git rev-parse HEAD >head.before &&
+		cp parser.c parser.before &&
+		test_expect_code 1 git merge --amend origin/metas/add-parser >out &&
+		test_grep "CONFLICT (content): Merge conflict in parser.c" out &&
+		test_grep "^>>>>>>> origin/metas/add-parser\$" parser.c &&
+		git merge --abort &&
+		test_cmp parser.before parser.c &&
+		git rev-parse HEAD >head.after &&
+		test_cmp head.before head.after &&
+		git for-each-ref >refs.after &&
+		test_cmp refs.before refs.after &&
+
+		test_expect_code 1 git merge --amend origin/metas/add-parser >out &&
+		echo "parse as kim and leo do" >parser.c &&
+		git add parser.c &&
+		git merge --continue &&
+		git log -1 --format=%s >actual &&
+		echo "Add the parser" >expect &&
+		test_cmp expect actual &&
+		git change list -v >actual &&
+		test_grep ! "divergent" actual
+	) &&
+	continues_fetched_parser leo &&
+	git -C leo push -q origin metas/add-parser &&
+	(
+		cd kim &&
+		git fetch -q &&
+		git evolve >actual &&
+		test_grep "fast-forwarding metas/add-parser to origin/metas/add-parser" actual &&
+		echo "parse as kim and leo do" >expect &&
+		git show metas/add-parser:parser.c >actual &&
+		test_cmp expect actual &&
+		git change list -v >actual &&
+		test_grep ! "orphan\|obsolete\|divergent\|behind" actual &&
+		git evolve >actual &&
+		echo "Nothing to evolve" >expect &&
+		test_cmp expect actual
+	)
+'
+
 test_done

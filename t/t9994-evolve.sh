@@ -695,7 +695,32 @@ test_expect_success 'the example session of the design' '
 		test_cmp_rev master metas/unrelated-change &&
 		git evolve origin/master >actual &&
 		echo "Nothing to evolve" >expect &&
-		test_cmp expect actual
+		test_cmp expect actual &&
+
+		# Share the full history of edits for the this_is_a_test
+		# change with a review server
+		git push -q origin metas/test:refs/for/master &&
+		git -C ../upstream.git cat-file commit refs/for/master >meta &&
+		test_grep "^parent-type c r" meta &&
+		test_cmp_rev "metas/test^{metacommit}" \
+			"$(git -C ../upstream.git rev-parse refs/for/master)" &&
+		# A review server takes the pushed ref in (Gerrit makes a
+		# review of it); without that, the next push would be refused
+		# as a non-fast-forward.
+		git -C ../upstream.git update-ref -d refs/for/master &&
+		# Share the latest commit for "Unrelated change", without history
+		git push -q origin HEAD:refs/for/master &&
+		test_cmp_rev HEAD "$(git -C ../upstream.git rev-parse refs/for/master)" &&
+
+		# A collaborator fetches the modifications to the change,
+		# which updates refs/remotes/origin/metas/test
+		git push -q origin metas/test &&
+		git -C ../other change share >/dev/null &&
+		git -C ../other fetch -q origin metas/test &&
+		test_cmp_rev "metas/test^{metacommit}" \
+			"$(git -C ../other rev-parse refs/remotes/origin/metas/test)" &&
+		test_cmp_rev metas/test \
+			"$(git -C ../other rev-parse origin/metas/test)"
 	)
 '
 

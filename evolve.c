@@ -33,6 +33,7 @@
 #include "progress.h"
 #include "read-cache-ll.h"
 #include "refs.h"
+#include "remote.h"
 #include "replay.h"
 #include "revision.h"
 #include "repository.h"
@@ -89,8 +90,8 @@ struct caught_up {
 	struct change_head head;
 	/* Where the local change is. */
 	struct object_id old;
-	/* The remote change, as users write it ("origin/metas/x"). */
-	char *remote;
+	/* The remote change ("refs/remotes/origin/metas/x"). */
+	char *remote_refname;
 };
 
 /* A commit made obsolete by the change(s) whose content is `newest`. */
@@ -713,9 +714,8 @@ static void catch_up_with_remotes(struct evolver *ev)
 			caught_up = entry->util;
 			caught_up->head = *remote;
 			caught_up->head.remote = 0;
-			free(caught_up->remote);
-			caught_up->remote = xstrdup(name->string +
-						    strlen("refs/remotes/"));
+			free(caught_up->remote_refname);
+			caught_up->remote_refname = xstrdup(name->string);
 		}
 		oidset_clear(&history);
 	}
@@ -979,7 +979,8 @@ static void add_catch_up_steps(struct evolver *ev)
 							   entry->string);
 		struct evolve_step *step =
 			append_step(ev->result, EVOLVE_STEP_CATCH_UP,
-				    xstrdup(caught_up->remote));
+				    xstrdup(caught_up->remote_refname +
+					    strlen("refs/remotes/")));
 
 		oidcpy(&step->commit, &old->content);
 		string_list_append(&step->refnames, entry->string);
@@ -2224,7 +2225,7 @@ static void evolver_release(struct evolver *ev)
 	change_table_clear(&ev->table);
 	change_table_clear(&ev->remote_table);
 	for_each_string_list_item(caught_up, &ev->caught_up)
-		free(((struct caught_up *)caught_up->util)->remote);
+		free(((struct caught_up *)caught_up->util)->remote_refname);
 	string_list_clear(&ev->caught_up, 1);
 	if (ev->in_upstream)
 		for (size_t i = 0; i < ev->upstreams.nr; i++)
@@ -3999,17 +4000,60 @@ void obsolete_finder_free(struct obsolete_finder *finder)
 	free(finder);
 }
 
+struct remote_version_query {
+	struct repository *repo;
+	const char *name;
+	struct object_id local;
+	int differs;
+};
+
+static int remote_version_differs_1(struct remote *remote, void *data)
+{
+	struct remote_version_query *query = data;
+	struct strbuf refname = STRBUF_INIT;
+	struct object_id oid;
+
+	strbuf_addf(&refname, "refs/remotes/%s/metas/%s", remote->name,
+		    query->name);
+	if (!refs_read_ref(get_main_ref_store(query->repo), refname.buf, &oid) &&
+	    !oideq(&oid, &query->local))
+		query->differs = 1;
+	strbuf_release(&refname);
+	return query->differs;
+}
+
+/*
+ * Whether a remote holds the change `refname` (refs/metas/<name>) at
+ * another version than ours: ours may be behind it. A look at one ref per
+ * remote.
+ */
+static int remote_version_differs(struct repository *r, const char *refname)
+{
+	struct remote_version_query query = { .repo = r };
+
+	if (!skip_prefix(refname, CHANGES_REF_PREFIX, &query.name) ||
+	    refs_read_ref(get_main_ref_store(r), refname, &query.local))
+		return 0;
+	for_each_remote(remote_version_differs_1, &query);
+	return query.differs;
+}
+
 /*
  * Whether `commit` may be an obsolete version: the index lists it for a
- * change that is gone (renamed, deleted) or whose commit is another one.
+ * change that is gone (renamed, deleted) or whose commit is another one,
+ * or the change that holds it is at another version on a remote.
  */
 static int may_be_obsolete(struct obsolete_finder *finder,
 			   const struct object_id *commit)
 {
-	int moved;
+	struct strbuf holder = STRBUF_INIT;
+	int moved, ret;
 
-	indexed_change_of(finder->repo, &finder->index, commit, NULL, &moved);
-	return moved;
+	ret = indexed_change_of(finder->repo, &finder->index, commit, &holder,
+				&moved) && !moved ?
+		remote_version_differs(finder->repo, holder.buf) : moved;
+	strbuf_release(&holder);
+	return ret;
 }
 
 int obsolete_finder_lookup(struct obsolete_finder *finder,
@@ -4017,6 +4061,7 @@ int obsolete_finder_lookup(struct obsolete_finder *finder,
 			   const char **change, unsigned *behind)
 {
 	struct obsolete_commit *obsolete;
+	struct string_list_item *caught_up;
 
 	if (!may_be_obsolete(finder, commit))
 		return 0;
@@ -4030,6 +4075,10 @@ int obsolete_finder_lookup(struct obsolete_finder *finder,
 		return 0;
 	*change = obsolete->newest->refnames.items[0].string;
 	*behind = obsolete->behind;
+	/* A local change behind a remote version is not there yet: name that. */
+	caught_up = string_list_lookup(&finder->ev.caught_up, *change);
+	if (caught_up)
+		*change = ((struct caught_up *)caught_up->util)->remote_refname;
 	return 1;
 }
 

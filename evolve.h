@@ -452,13 +452,16 @@ int prune_changes(struct repository *r, const struct string_list *upstreams,
 
 /*
  * For "git log --decorate": whether commits are obsolete, i.e. replaced,
- * in the history of a change under refs/metas/, by a newer version, and
- * are not themselves the commit of a change. Knowing that for sure means
+ * in the history of a change under refs/metas/ or of a remote's, by a
+ * newer version, and are not themselves the commit of a change (unless
+ * that change is behind its remote version). Knowing that for sure means
  * walking the history of every change; the finder does that once, and
  * only when it is asked about a commit that may be obsolete: one the
- * content index lists for a change whose commit it no longer is. Others
- * cost a look at a cached index bucket. (So obsolete versions of changes
- * that only came by fetch or update-ref are not found.)
+ * content index lists for a change whose commit it no longer is, or the
+ * commit of a change that a remote has at another version. Others cost a
+ * look at a cached index bucket, and a ref read per remote for the
+ * commits of changes. (So obsolete versions of changes that only came by
+ * fetch or update-ref, and no local change ever held, are not found.)
  */
 struct obsolete_finder;
 struct obsolete_finder *obsolete_finder_new(struct repository *r);

@@ -391,7 +391,14 @@ test_expect_success 'a local change behind its remote version is marked so' '
 		git change list -v >actual &&
 		test_grep "^\* metas/add-parser .* (behind) Add the parser" actual &&
 		git change list --porcelain >actual &&
-		test_grep "^refs/metas/add-parser .* current,behind$" actual
+		test_grep "^refs/metas/add-parser .* current,behind$" actual &&
+		git log -1 --decorate=short --format=%d HEAD >actual &&
+		test_grep "(obsolete, 1 commit behind origin/metas/add-parser, " actual &&
+		git log -1 --decorate=full --format=%d HEAD >actual &&
+		test_grep "(obsolete, 1 commit behind refs/remotes/origin/metas/add-parser, " actual &&
+		git evolve >/dev/null &&
+		git log -1 --decorate --format=%d HEAD >actual &&
+		test_grep ! "obsolete" actual
 	)
 '
 

@@ -470,6 +470,37 @@ void evolve_report_orphans(struct repository *r, const struct oid_array *replace
 			  count);
 }
 
+/*
+ * The divergences a command made (an amend of a version that another
+ * change had already replaced, a fetch of a version amended on both
+ * sides), so that "git status" can count those still unresolved without
+ * reading every change. One "<refname> <refname>" line per divergence,
+ * the first a local change; appended, and removed by evolve when nothing
+ * is left to evolve. Read back, it is untrusted: lines that do not name
+ * two changes are skipped, only the newest DIVERGENT_MAX are read, and
+ * the refs are only read.
+ */
+#define DIVERGENT_FILE "evolve-divergent"
+#define DIVERGENT_MAX 64
+
+static void note_divergent(struct repository *r, const char *local,
+			   const char *other)
+{
+	char *path = repo_common_path(r, DIVERGENT_FILE);
+	struct strbuf line = STRBUF_INIT;
+	int fd;
+
+	strbuf_addf(&line, "%s %s\n", local, other);
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0666);
+	if (fd < 0 || write_in_full(fd, line.buf, line.len) < 0 ||
+	    adjust_shared_perm(r, path))
+		warning_errno(_("could not update '%s'"), path);
+	if (fd >= 0)
+		close(fd);
+	strbuf_release(&line);
+	free(path);
+}
+
 /* Whether two histories of a change share a version. */
 static int histories_meet(const struct oidset *history,
 			  const struct oidset *other_history)
@@ -485,17 +516,138 @@ static int histories_meet(const struct oidset *history,
 }
 
 /*
+ * Whether the changes `a` and `b` (refnames) diverge: both exist, neither
+ * holds a version of the other's history or the other's head (as after a
+ * merge --amend, which replaces both), and their histories share a version
+ * that both replaced. Costs the walks of their two histories.
+ */
+static int changes_diverge(struct repository *r, const char *a, const char *b)
+{
+	struct ref_store *refs = get_main_ref_store(r);
+	struct oidset history_a = OIDSET_INIT, history_b = OIDSET_INIT;
+	struct object_id head_a, head_b;
+	int diverge = 0;
+
+	if (refs_read_ref(refs, a, &head_a) || refs_read_ref(refs, b, &head_b) ||
+	    oideq(&head_a, &head_b))
+		return 0;
+	change_history_add(r, &head_a, &history_a);
+	change_history_add(r, &head_b, &history_b);
+	diverge = !oidset_contains(&history_a, &head_b) &&
+		  !oidset_contains(&history_b, &head_a) &&
+		  histories_meet(&history_a, &history_b);
+	oidset_clear(&history_a);
+	oidset_clear(&history_b);
+	return diverge;
+}
+
+int evolve_count_divergent(struct repository *r)
+{
+	char *path;
+	struct strbuf buf = STRBUF_INIT;
+	struct string_list lines = STRING_LIST_INIT_NODUP;
+	struct string_list divergent = STRING_LIST_INIT_DUP;
+	size_t first;
+	int count;
+
+	if (!repo_changes_enabled(r))
+		return 0;
+	path = repo_common_path(r, DIVERGENT_FILE);
+	if (strbuf_read_file(&buf, path, 0) < 0) {
+		if (errno != ENOENT)
+			warning_errno(_("could not read '%s'"), path);
+		goto out;
+	}
+	string_list_split_in_place(&lines, buf.buf, "\n", -1);
+	first = lines.nr > DIVERGENT_MAX ? lines.nr - DIVERGENT_MAX : 0;
+	for (size_t i = first; i < lines.nr; i++) {
+		char *local = lines.items[i].string;
+		char *other = strchr(local, ' ');
+
+		if (!other)
+			continue;
+		*other++ = '\0';
+		if (!starts_with(local, CHANGES_REF_PREFIX) ||
+		    !is_change_refname(other) ||
+		    check_refname_format(local, 0) ||
+		    check_refname_format(other, 0) ||
+		    string_list_has_string(&divergent, local))
+			continue;
+		if (changes_diverge(r, local, other)) {
+			string_list_insert(&divergent, local);
+			if (starts_with(other, CHANGES_REF_PREFIX))
+				string_list_insert(&divergent, other);
+		}
+	}
+out:
+	count = divergent.nr;
+	string_list_clear(&divergent, 0);
+	string_list_clear(&lines, 0);
+	strbuf_release(&buf);
+	free(path);
+	return count;
+}
+
+/* After a complete evolve: forget the divergences if none is left. */
+static void forget_divergent(struct repository *r)
+{
+	char *path;
+
+	if (evolve_count_divergent(r))
+		return;
+	path = repo_common_path(r, DIVERGENT_FILE);
+	if (unlink(path) && errno != ENOENT)
+		warning_errno(_("could not remove '%s'"), path);
+	free(path);
+}
+
+void evolve_report_divergence(struct repository *r,
+			      const struct object_id *old,
+			      const struct object_id *new)
+{
+	struct content_index_cache cache = { 0 };
+	struct string_list listed = STRING_LIST_INIT_DUP;
+	struct strbuf holder = STRBUF_INIT;
+	struct string_list_item *item;
+
+	if (!repo_changes_enabled(r) ||
+	    !indexed_change_of(r, &cache, new, &holder, NULL))
+		goto out;
+	/* The changes that held `old` and moved on: they replaced it too. */
+	content_index_listed(r, &cache, old, &listed);
+	for_each_string_list_item(item, &listed) {
+		if (!strcmp(item->string, holder.buf) ||
+		    !changes_diverge(r, holder.buf, item->string))
+			continue;
+		note_divergent(r, holder.buf, item->string);
+		advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,
+				  _("%s and %s were both amended from one version (divergence); merge them with\n"
+				    "  git checkout %s && git merge --amend %s"),
+				  holder.buf + strlen("refs/"),
+				  item->string + strlen("refs/"),
+				  holder.buf + strlen("refs/"),
+				  item->string + strlen("refs/"));
+		break;
+	}
+out:
+	string_list_clear(&listed, 0);
+	strbuf_release(&holder);
+	content_index_cache_release(&cache);
+}
+
+/*
  * Compare the local change called `name`, if any, with `fetched`, the
  * version just fetched into `remote` (whose history is `history`), and
  * say what evolve will do about it. Returns the commit of a local change
  * that is behind, whose children become orphans, in `behind`.
  */
 static int report_fetched_version(struct repository *r, const char *name,
-				  const char *remote,
+				  const char *remote_refname,
 				  const struct object_id *fetched,
 				  const struct oidset *history,
 				  struct object_id *behind)
 {
+	const char *remote = remote_refname + strlen("refs/remotes/");
 	struct strbuf local = STRBUF_INIT;
 	struct object_id head;
 	int ret = 0;
@@ -516,11 +668,13 @@ static int report_fetched_version(struct repository *r, const char *name,
 
 		change_history_add(r, &head, &ours);
 		if (!oidset_contains(&ours, fetched) &&
-		    histories_meet(&ours, history))
+		    histories_meet(&ours, history)) {
+			note_divergent(r, local.buf, remote_refname);
 			advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,
 					  _("metas/%s and %s were both amended from one version (divergence); merge them with\n"
 					    "  git checkout metas/%s && git merge --amend %s"),
 					  name, remote, name, remote);
+		}
 		oidset_clear(&ours);
 	}
 out:
@@ -550,8 +704,7 @@ void evolve_report_fetched(struct repository *r, const struct ref_move *moves,
 			peel_change_head(r, moves[i].refname, &commit);
 			oid_array_append(&replaced, &commit);
 		}
-		if (report_fetched_version(r, name,
-					   moves[i].refname + strlen("refs/remotes/"),
+		if (report_fetched_version(r, name, moves[i].refname,
 					   &moves[i].new, &history, &commit) &&
 		    !oid_array_readonly_contains(&replaced, &commit))
 			oid_array_append(&replaced, &commit);
@@ -2915,6 +3068,7 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 	if (!ret && !opts->dry_run) {
 		remove_state(r);
 		forget_orphaned(r);
+		forget_divergent(r);
 	}
 	if (in_memory && opts->dry_run)
 		odb_discard_writes(r->objects);

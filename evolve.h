@@ -295,6 +295,27 @@ void evolve_report_orphans(struct repository *r,
 int evolve_count_orphans(struct repository *r);
 
 /*
+ * After `old` was amended into `new`: if a change that held `old` had
+ * already moved on from it (the user amended an earlier version again),
+ * the change of `new` and that one diverge. Say so with the commands that
+ * resolve it (advice.evolveDivergence) and remember it for
+ * evolve_count_divergent(). Costs a look at the content index and the
+ * walks of the two changes' histories.
+ */
+void evolve_report_divergence(struct repository *r,
+			      const struct object_id *old,
+			      const struct object_id *new);
+
+/*
+ * How many local changes the divergences that evolve_report_divergence()
+ * and "git fetch" saw still leave divergent (for "git status"); 0 when
+ * changes do not record. Costs one stat() when there were none since the
+ * last complete evolve, else the walks of the histories of the changes
+ * concerned.
+ */
+int evolve_count_divergent(struct repository *r);
+
+/*
  * After a fetch moved changes of a remote (`moves`: refs under
  * refs/remotes/<remote>/metas/, from `old` to `new`; other refs are
  * ignored), say what the user's changes need, as hints: a change of the

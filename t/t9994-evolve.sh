@@ -1190,6 +1190,45 @@ test_expect_success 'merge --amend concluded after a conflict replaces both vers
 	)
 '
 
+test_expect_success 'amending an earlier version again says divergent, and so does status' '
+	git init divergent-status &&
+	(
+		cd divergent-status &&
+		test_commit base &&
+		echo one >f && git add f && git commit -q -m "add f" &&
+		first=$(git rev-parse HEAD) &&
+		echo two >f && git commit -q -a --amend --no-edit 2>err &&
+		test_grep ! "divergence" err &&
+		git status >actual &&
+		test_grep ! "divergent" actual &&
+		git checkout -q --detach $first &&
+		echo three >f && git commit -q -a --amend --no-edit 2>err &&
+		test_grep "hint: metas/add-f-2 and metas/add-f were both amended from one version (divergence); merge them with" err &&
+		test_grep "hint:   git checkout metas/add-f-2 && git merge --amend metas/add-f" err &&
+		git status >actual &&
+		test_grep "^2 changes are divergent: each was amended twice from one version.\$" actual &&
+		test_grep "use \"git change list -v\" to see them" actual &&
+		git -c advice.statusHints=false status >actual &&
+		test_grep ! "git change list -v" actual &&
+
+		# what the state file says is only a hint, checked against the refs
+		echo "refs/metas/add-f-2 refs/heads/master" >>.git/evolve-divergent &&
+		echo "garbage" >>.git/evolve-divergent &&
+		echo "refs/metas/../x refs/metas/add-f" >>.git/evolve-divergent &&
+		git status >actual &&
+		test_grep "^2 changes are divergent" actual &&
+
+		test_expect_code 1 git merge --amend metas/add-f >/dev/null &&
+		echo "two and three" >f &&
+		git add f &&
+		git merge --continue &&
+		git status >actual &&
+		test_grep ! "divergent" actual &&
+		git evolve &&
+		test_path_is_missing .git/evolve-divergent
+	)
+'
+
 test_expect_success 'merge --amend of a version that HEAD already contains records it' '
 	git init merge-contained &&
 	(

@@ -337,13 +337,17 @@ test_expect_success 'versions amended on both sides are divergent; merge --amend
 		test_must_be_empty err &&
 		git change list -v >actual &&
 		test_grep "metas/add-parser .* (divergent) Add the parser" actual &&
+		git status >actual &&
+		test_grep "^1 change is divergent" actual &&
 		test_must_fail git evolve 2>err &&
 		test_grep "replaced by both .metas/add-parser. and .origin/metas/add-parser." err &&
 		test_grep "git checkout metas/add-parser && git merge --amend origin/metas/add-parser" err &&
 		test_must_fail git push -q origin metas/add-parser 2>/dev/null &&
 		git merge --amend origin/metas/add-parser &&
 		test_path_is_file carol.c &&
-		test_path_is_file dave.c
+		test_path_is_file dave.c &&
+		git status >actual &&
+		test_grep ! "divergent" actual
 	) &&
 	continues_fetched_parser dave &&
 	git -C dave push -q origin metas/add-parser &&

@@ -298,22 +298,33 @@ static char *name_commit(struct repository *r, const struct object_id *commit)
 #define ORPHANED_FILE "evolve-orphaned"
 #define ORPHANED_MAX 64
 
-static void note_orphaned(struct repository *r, const struct oid_array *replaced)
+/*
+ * Append `lines` to the file `name` of the common directory, which the
+ * worktrees (and others sharing the repository) append to too.
+ */
+static void append_common_file(struct repository *r, const char *name,
+			       const struct strbuf *lines)
 {
-	char *path = repo_common_path(r, ORPHANED_FILE);
-	struct strbuf lines = STRBUF_INIT;
+	char *path = repo_common_path(r, name);
 	int fd;
 
-	for (size_t i = 0; i < replaced->nr; i++)
-		strbuf_addf(&lines, "%s\n", oid_to_hex(&replaced->oid[i]));
 	fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0666);
-	if (fd < 0 || write_in_full(fd, lines.buf, lines.len) < 0 ||
+	if (fd < 0 || write_in_full(fd, lines->buf, lines->len) < 0 ||
 	    adjust_shared_perm(r, path))
 		warning_errno(_("could not update '%s'"), path);
 	if (fd >= 0)
 		close(fd);
-	strbuf_release(&lines);
 	free(path);
+}
+
+static void note_orphaned(struct repository *r, const struct oid_array *replaced)
+{
+	struct strbuf lines = STRBUF_INIT;
+
+	for (size_t i = 0; i < replaced->nr; i++)
+		strbuf_addf(&lines, "%s\n", oid_to_hex(&replaced->oid[i]));
+	append_common_file(r, ORPHANED_FILE, &lines);
+	strbuf_release(&lines);
 }
 
 static void read_orphaned(struct repository *r, struct oid_array *replaced)
@@ -486,19 +497,11 @@ void evolve_report_orphans(struct repository *r, const struct oid_array *replace
 static void note_divergent(struct repository *r, const char *local,
 			   const char *other)
 {
-	char *path = repo_common_path(r, DIVERGENT_FILE);
 	struct strbuf line = STRBUF_INIT;
-	int fd;
 
 	strbuf_addf(&line, "%s %s\n", local, other);
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0666);
-	if (fd < 0 || write_in_full(fd, line.buf, line.len) < 0 ||
-	    adjust_shared_perm(r, path))
-		warning_errno(_("could not update '%s'"), path);
-	if (fd >= 0)
-		close(fd);
+	append_common_file(r, DIVERGENT_FILE, &line);
 	strbuf_release(&line);
-	free(path);
 }
 
 /* Whether two histories of a change share a version. */

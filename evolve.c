@@ -573,8 +573,7 @@ int evolve_count_divergent(struct repository *r)
 		if (!starts_with(local, CHANGES_REF_PREFIX) ||
 		    !is_change_refname(other) ||
 		    check_refname_format(local, 0) ||
-		    check_refname_format(other, 0) ||
-		    string_list_has_string(&divergent, local))
+		    check_refname_format(other, 0))
 			continue;
 		if (changes_diverge(r, local, other)) {
 			string_list_insert(&divergent, local);
@@ -616,7 +615,10 @@ void evolve_report_divergence(struct repository *r,
 	if (!repo_changes_enabled(r) ||
 	    !indexed_change_of(r, &cache, new, &holder, NULL))
 		goto out;
-	/* The changes that held `old` and moved on: they replaced it too. */
+	/*
+	 * The changes that held `old` and moved on replaced it too (the
+	 * index lists only refnames under refs/metas/).
+	 */
 	content_index_listed(r, &cache, old, &listed);
 	for_each_string_list_item(item, &listed) {
 		if (!strcmp(item->string, holder.buf) ||

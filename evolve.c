@@ -37,10 +37,12 @@
 #include "replay.h"
 #include "revision.h"
 #include "repository.h"
+#include "trace2.h"
 #include "tree.h"
 #include "reset.h"
 #include "sequencer.h"
 #include "strbuf.h"
+#include "strmap.h"
 #include "strvec.h"
 #include "wrapper.h"
 #include "worktree.h"
@@ -230,16 +232,18 @@ int evolve_in_progress(struct repository *r)
 /*
  * What the content index says of `commit`, checked against the refs: the
  * first by name of the local changes whose commit it is goes in `refname`
- * (if not NULL), and `*moved` (if not NULL) is set if a change it lists
- * for `commit` is gone or holds another commit now, which makes `commit`
- * a candidate obsolete version. Returns whether a change holds `commit`.
- * This costs the same however many changes there are; a change that
- * only came by fetch or update-ref is not found.
+ * and the value of its ref in `head` (each if not NULL), and `*moved` (if
+ * not NULL) is set if a change it lists for `commit` is gone or holds
+ * another commit now, which makes `commit` a candidate obsolete version.
+ * Returns whether a change holds `commit`. This costs the same however
+ * many changes there are; a change that only came by fetch or update-ref
+ * is not found.
  */
 static int indexed_change_of(struct repository *r,
 			     struct content_index_cache *cache,
 			     const struct object_id *commit,
-			     struct strbuf *refname, int *moved)
+			     struct strbuf *refname, struct object_id *head,
+			     int *moved)
 {
 	struct string_list listed = STRING_LIST_INIT_DUP;
 	struct string_list_item *name;
@@ -250,18 +254,22 @@ static int indexed_change_of(struct repository *r,
 	content_index_listed(r, cache, commit, &listed);
 	string_list_sort(&listed);
 	for_each_string_list_item(name, &listed) {
-		struct object_id content;
+		struct object_id value, content;
 
-		if (refs_read_ref(get_main_ref_store(r), name->string, &content))
-			oidcpy(&content, null_oid(r->hash_algo));
-		else
+		if (refs_read_ref(get_main_ref_store(r), name->string, &value)) {
+			oidclr(&content, r->hash_algo);
+		} else {
+			oidcpy(&content, &value);
 			peel_change_head(r, name->string, &content);
+		}
 		if (!oideq(&content, commit)) {
 			if (moved)
 				*moved = 1;
 		} else if (!found) {
 			if (refname)
 				strbuf_addstr(refname, name->string);
+			if (head)
+				oidcpy(head, &value);
 			found = 1;
 		}
 		if (found && (!moved || *moved))
@@ -279,7 +287,7 @@ static char *name_commit(struct repository *r, const struct object_id *commit)
 {
 	struct strbuf refname = STRBUF_INIT;
 
-	if (indexed_change_of(r, NULL, commit, &refname, NULL)) {
+	if (indexed_change_of(r, NULL, commit, &refname, NULL, NULL)) {
 		char *ret = xstrdup(refname.buf + strlen("refs/"));
 
 		strbuf_release(&refname);
@@ -423,11 +431,12 @@ static int add_walk_above(struct repository *r, const struct oid_array *replaced
 	return nr;
 }
 
-int evolve_count_orphans_above(struct repository *r,
+/* evolve_count_orphans_above(), reading the index through `cache`. */
+static int count_orphans_above(struct repository *r,
+			       struct content_index_cache *cache,
 			       const struct oid_array *replaced)
 {
 	struct strvec args = STRVEC_INIT;
-	struct content_index_cache cache = { 0 };
 	struct rev_info revs;
 	struct commit *commit;
 	int count = 0;
@@ -442,14 +451,23 @@ int evolve_count_orphans_above(struct repository *r,
 	setup_revisions_from_strvec(&args, &revs, NULL);
 	if (!prepare_revision_walk(&revs)) {
 		while ((commit = get_revision(&revs)))
-			count += indexed_change_of(r, &cache, &commit->object.oid,
-						   NULL, NULL);
+			count += indexed_change_of(r, cache, &commit->object.oid,
+						   NULL, NULL, NULL);
 	}
 	reset_revision_walk();
 	release_revisions(&revs);
 out:
-	content_index_cache_release(&cache);
 	strvec_clear(&args);
+	return count;
+}
+
+int evolve_count_orphans_above(struct repository *r,
+			       const struct oid_array *replaced)
+{
+	struct content_index_cache cache = { 0 };
+	int count = count_orphans_above(r, &cache, replaced);
+
+	content_index_cache_release(&cache);
 	return count;
 }
 
@@ -467,9 +485,12 @@ int evolve_count_orphans(struct repository *r)
 	return count;
 }
 
-void evolve_report_orphans(struct repository *r, const struct oid_array *replaced)
+/* evolve_report_orphans(), reading the index through `cache`. */
+static void report_orphans(struct repository *r,
+			   struct content_index_cache *cache,
+			   const struct oid_array *replaced)
 {
-	int count = evolve_count_orphans_above(r, replaced);
+	int count = count_orphans_above(r, cache, replaced);
 
 	if (!count)
 		return;
@@ -479,6 +500,14 @@ void evolve_report_orphans(struct repository *r, const struct oid_array *replace
 			     "%d changes are built on commits you rewrote; run \"git evolve\" to rebase them.",
 			     count),
 			  count);
+}
+
+void evolve_report_orphans(struct repository *r, const struct oid_array *replaced)
+{
+	struct content_index_cache cache = { 0 };
+
+	report_orphans(r, &cache, replaced);
+	content_index_cache_release(&cache);
 }
 
 /*
@@ -519,10 +548,26 @@ static int histories_meet(const struct oidset *history,
 }
 
 /*
- * Whether the changes `a` and `b` (refnames) diverge: both exist, neither
- * holds a version of the other's history or the other's head (as after a
- * merge --amend, which replaces both), and their histories share a version
- * that both replaced. Costs the walks of their two histories.
+ * Whether two versions of a change, the metacommits `a` and `b` whose
+ * histories (change_history_add()) are given, diverge: neither holds a
+ * version of the other's history or the other's head (as after a merge
+ * --amend, which replaces both), and their histories share a version
+ * that both replaced.
+ */
+static int versions_diverge(const struct object_id *a,
+			    const struct oidset *history_a,
+			    const struct object_id *b,
+			    const struct oidset *history_b)
+{
+	return !oideq(a, b) &&
+		!oidset_contains(history_a, b) &&
+		!oidset_contains(history_b, a) &&
+		histories_meet(history_a, history_b);
+}
+
+/*
+ * Whether the changes `a` and `b` (refnames) both exist and diverge
+ * (versions_diverge()). Costs the walks of their two histories.
  */
 static int changes_diverge(struct repository *r, const char *a, const char *b)
 {
@@ -536,9 +581,7 @@ static int changes_diverge(struct repository *r, const char *a, const char *b)
 		return 0;
 	change_history_add(r, &head_a, &history_a);
 	change_history_add(r, &head_b, &history_b);
-	diverge = !oidset_contains(&history_a, &head_b) &&
-		  !oidset_contains(&history_b, &head_a) &&
-		  histories_meet(&history_a, &history_b);
+	diverge = versions_diverge(&head_a, &history_a, &head_b, &history_b);
 	oidset_clear(&history_a);
 	oidset_clear(&history_b);
 	return diverge;
@@ -550,6 +593,7 @@ int evolve_count_divergent(struct repository *r)
 	struct strbuf buf = STRBUF_INIT;
 	struct string_list lines = STRING_LIST_INIT_NODUP;
 	struct string_list divergent = STRING_LIST_INIT_DUP;
+	struct strset pairs = STRSET_INIT;
 	size_t first;
 	int count;
 
@@ -567,7 +611,8 @@ int evolve_count_divergent(struct repository *r)
 		char *local = lines.items[i].string;
 		char *other = strchr(local, ' ');
 
-		if (!other)
+		/* A pair noted twice (amended, then fetched) is walked once. */
+		if (!other || !strset_add(&pairs, local))
 			continue;
 		*other++ = '\0';
 		if (!starts_with(local, CHANGES_REF_PREFIX) ||
@@ -583,6 +628,7 @@ int evolve_count_divergent(struct repository *r)
 	}
 out:
 	count = divergent.nr;
+	strset_clear(&pairs);
 	string_list_clear(&divergent, 0);
 	string_list_clear(&lines, 0);
 	strbuf_release(&buf);
@@ -603,23 +649,30 @@ static void forget_divergent(struct repository *r)
 	free(path);
 }
 
-void evolve_report_divergence(struct repository *r,
-			      const struct object_id *old,
-			      const struct object_id *new)
+/*
+ * After `old` was replaced by `new`: if a change that held `old` had
+ * already moved on from it (the user amended an earlier version again),
+ * the change of `new` and that one diverge. Say so with the commands that
+ * resolve it and remember it for evolve_count_divergent(). Returns
+ * whether it did.
+ */
+static int report_divergence_from(struct repository *r,
+				  struct content_index_cache *cache,
+				  const struct object_id *old,
+				  const struct object_id *new)
 {
-	struct content_index_cache cache = { 0 };
 	struct string_list listed = STRING_LIST_INIT_DUP;
 	struct strbuf holder = STRBUF_INIT;
 	struct string_list_item *item;
+	int found = 0;
 
-	if (!repo_changes_enabled(r) ||
-	    !indexed_change_of(r, &cache, new, &holder, NULL))
+	if (!indexed_change_of(r, cache, new, &holder, NULL, NULL))
 		goto out;
 	/*
 	 * The changes that held `old` and moved on replaced it too (the
 	 * index lists only refnames under refs/metas/).
 	 */
-	content_index_listed(r, &cache, old, &listed);
+	content_index_listed(r, cache, old, &listed);
 	for_each_string_list_item(item, &listed) {
 		if (!strcmp(item->string, holder.buf) ||
 		    !changes_diverge(r, holder.buf, item->string))
@@ -632,11 +685,27 @@ void evolve_report_divergence(struct repository *r,
 				  item->string + strlen("refs/"),
 				  holder.buf + strlen("refs/"),
 				  item->string + strlen("refs/"));
+		found = 1;
 		break;
 	}
 out:
 	string_list_clear(&listed, 0);
 	strbuf_release(&holder);
+	return found;
+}
+
+void evolve_report_replaced(struct repository *r,
+			    const struct oid_array *replaced,
+			    const struct object_id *new)
+{
+	struct content_index_cache cache = { 0 };
+
+	if (!repo_changes_enabled(r))
+		return;
+	report_orphans(r, &cache, replaced);
+	for (size_t i = 0; i < replaced->nr; i++)
+		if (report_divergence_from(r, &cache, &replaced->oid[i], new))
+			break;
 	content_index_cache_release(&cache);
 }
 
@@ -672,8 +741,7 @@ static int report_fetched_version(struct repository *r, const char *name,
 		struct oidset ours = OIDSET_INIT;
 
 		change_history_add(r, &head, &ours);
-		if (!oidset_contains(&ours, fetched) &&
-		    histories_meet(&ours, history)) {
+		if (versions_diverge(&head, &ours, fetched, history)) {
 			note_divergent(r, local.buf, remote_refname);
 			advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,
 					  _("metas/%s and %s were both amended from one version (divergence); merge them with\n"
@@ -1036,6 +1104,8 @@ static void load_changes(struct evolver *ev)
 	struct string_list refnames = STRING_LIST_INIT_NODUP;
 	struct string_list_item *name;
 
+	/* Costs every change: tests check which commands avoid it. */
+	trace2_region_enter("evolve", "load_changes", ev->repo);
 	load_items(ev);
 	change_table_refnames(&ev->table, &refnames);
 	for_each_string_list_item(name, &refnames) {
@@ -1047,6 +1117,7 @@ static void load_changes(struct evolver *ev)
 	}
 	string_list_clear(&refnames, 0);
 	add_remote_versions(ev);
+	trace2_region_leave("evolve", "load_changes", ev->repo);
 }
 
 /*
@@ -3607,17 +3678,14 @@ static int change_holding(struct repository *r, const struct object_id *commit,
 {
 	struct change_table table;
 	struct string_list holding = STRING_LIST_INIT_DUP;
-	struct strbuf refname = STRBUF_INIT;
 	int ret = -1;
 
-	if (indexed_change_of(r, NULL, commit, &refname, NULL)) {
-		string_list_append(&holding, refname.buf);
-	} else {
-		change_table_init(&table);
-		change_table_add_all_visible(&table, r);
-		local_changes_of(&table, commit, &holding);
-		change_table_clear(&table);
-	}
+	if (indexed_change_of(r, NULL, commit, NULL, head, NULL))
+		return 0;
+	change_table_init(&table);
+	change_table_add_all_visible(&table, r);
+	local_changes_of(&table, commit, &holding);
+	change_table_clear(&table);
 	if (!holding.nr)
 		strbuf_addf(err, _("'%s' is not the commit of a change"), what);
 	else if (refs_read_ref(get_main_ref_store(r),
@@ -3626,7 +3694,6 @@ static int change_holding(struct repository *r, const struct object_id *commit,
 	else
 		ret = 0;
 	string_list_clear(&holding, 0);
-	strbuf_release(&refname);
 	return ret;
 }
 
@@ -4162,11 +4229,14 @@ void obsolete_finder_free(struct obsolete_finder *finder)
 struct remote_version_query {
 	struct repository *repo;
 	const char *name;
-	struct object_id local;
-	int differs;
+	const struct object_id *local;
+	/* The local change's earlier versions, walked when first needed. */
+	struct oidset history;
+	unsigned walked:1,
+		 ahead:1;
 };
 
-static int remote_version_differs_1(struct remote *remote, void *data)
+static int remote_version_ahead_1(struct remote *remote, void *data)
 {
 	struct remote_version_query *query = data;
 	struct strbuf refname = STRBUF_INIT;
@@ -4174,43 +4244,62 @@ static int remote_version_differs_1(struct remote *remote, void *data)
 
 	strbuf_addf(&refname, "refs/remotes/%s/metas/%s", remote->name,
 		    query->name);
-	if (!refs_read_ref(get_main_ref_store(query->repo), refname.buf, &oid) &&
-	    !oideq(&oid, &query->local))
-		query->differs = 1;
+	if (refs_read_ref(get_main_ref_store(query->repo), refname.buf, &oid) ||
+	    oideq(&oid, query->local))
+		goto out;
+	if (!query->walked) {
+		change_history_add(query->repo, query->local, &query->history);
+		query->walked = 1;
+	}
+	if (!oidset_contains(&query->history, &oid))
+		query->ahead = 1;
+out:
 	strbuf_release(&refname);
-	return query->differs;
+	return query->ahead;
 }
 
 /*
- * Whether a remote holds the change `refname` (refs/metas/<name>) at
- * another version than ours: ours may be behind it. A look at one ref per
- * remote.
+ * Whether a remote holds the change `refname` (refs/metas/<name>, whose
+ * ref holds `head`) at a version ours has not replaced: a newer one, or a
+ * divergent one. A look at one ref per remote; the walk of the local
+ * change's versions only when a remote holds another one, as it does
+ * after every amend not pushed yet.
  */
-static int remote_version_differs(struct repository *r, const char *refname)
+static int remote_version_ahead(struct repository *r, const char *refname,
+				const struct object_id *head)
 {
-	struct remote_version_query query = { .repo = r };
+	struct remote_version_query query = {
+		.repo = r,
+		.local = head,
+		.history = OIDSET_INIT,
+	};
 
-	if (!skip_prefix(refname, CHANGES_REF_PREFIX, &query.name) ||
-	    refs_read_ref(get_main_ref_store(r), refname, &query.local))
+	if (!skip_prefix(refname, CHANGES_REF_PREFIX, &query.name))
 		return 0;
-	for_each_remote(remote_version_differs_1, &query);
-	return query.differs;
+	for_each_remote(remote_version_ahead_1, &query);
+	oidset_clear(&query.history);
+	return query.ahead;
 }
 
 /*
  * Whether `commit` may be an obsolete version: the index lists it for a
  * change that is gone (renamed, deleted) or whose commit is another one,
- * or the change that holds it is at another version on a remote.
+ * or a remote holds the change that holds it at a version ours has not
+ * replaced.
  */
 static int may_be_obsolete(struct obsolete_finder *finder,
 			   const struct object_id *commit)
 {
 	struct strbuf holder = STRBUF_INIT;
-	int moved, ret;
+	struct object_id head;
+	int held, moved, ret;
 
-	ret = indexed_change_of(finder->repo, &finder->index, commit, &holder,
-				&moved) && !moved ?
-		remote_version_differs(finder->repo, holder.buf) : moved;
+	held = indexed_change_of(finder->repo, &finder->index, commit, &holder,
+				 &head, &moved);
+	if (moved || !held)
+		ret = moved;
+	else
+		ret = remote_version_ahead(finder->repo, holder.buf, &head);
 	strbuf_release(&holder);
 	return ret;
 }

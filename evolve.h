@@ -295,19 +295,22 @@ void evolve_report_orphans(struct repository *r,
 int evolve_count_orphans(struct repository *r);
 
 /*
- * After `old` was amended into `new`: if a change that held `old` had
- * already moved on from it (the user amended an earlier version again),
- * the change of `new` and that one diverge. Say so with the commands that
- * resolve it (advice.evolveDivergence) and remember it for
- * evolve_count_divergent(). Costs a look at the content index and the
- * walks of the two changes' histories.
+ * After the commit `new` replaced the commits `replaced` (an amend, or
+ * the commit that concludes "git merge --amend"): what
+ * evolve_report_orphans() says of the orphans left on `replaced`, and,
+ * if a change that held one of them had already moved on from it (the
+ * user amended an earlier version again), that the change of `new` and
+ * that one diverge, with the commands that resolve it
+ * (advice.evolveDivergence), remembered for evolve_count_divergent().
+ * Costs the orphans' walk, a look at the content index and the walks of
+ * the diverging changes' histories.
  */
-void evolve_report_divergence(struct repository *r,
-			      const struct object_id *old,
-			      const struct object_id *new);
+void evolve_report_replaced(struct repository *r,
+			    const struct oid_array *replaced,
+			    const struct object_id *new);
 
 /*
- * How many local changes the divergences that evolve_report_divergence()
+ * How many local changes the divergences that evolve_report_replaced()
  * and "git fetch" saw still leave divergent (for "git status"); 0 when
  * changes do not record. Costs one stat() when there were none since the
  * last complete evolve, else the walks of the histories of the changes

@@ -1190,6 +1190,37 @@ test_expect_success 'merge --amend concluded after a conflict replaces both vers
 	)
 '
 
+test_expect_success 'merge --amend after a conflict: ORIG_HEAD, rerere, orphans of either side' '
+	(
+		cd merge-amend &&
+		test_config rerere.enabled true &&
+		git checkout -q -b above-one A &&
+		echo one >foo && git commit -q -a -m "foo one" &&
+		one=$(git rev-parse HEAD) &&
+		echo above >above && git add above && git commit -q -m "above one" &&
+		git checkout -q --detach A &&
+		echo two >foo && git commit -q -a -m "foo two" &&
+		two=$(git rev-parse HEAD) &&
+		test_expect_code 1 git merge --amend $one >out 2>&1 &&
+		test_grep "Recorded preimage for .foo." out &&
+		git rev-parse ORIG_HEAD >actual &&
+		echo $two >expect &&
+		test_cmp expect actual &&
+		echo "one and two" >foo &&
+		git add foo &&
+		git merge --continue 2>err &&
+		test_grep "^hint: 1 change is built on a commit you rewrote" err &&
+
+		# the same conflict again is resolved as it was then
+		git checkout -q --detach $two &&
+		test_expect_code 1 git merge --amend $one >out 2>&1 &&
+		test_grep "Resolved .foo. using previous resolution" out &&
+		echo "one and two" >expect &&
+		test_cmp expect foo &&
+		git merge --abort
+	)
+'
+
 test_expect_success 'amending an earlier version again says divergent, and so does status' '
 	git init divergent-status &&
 	(

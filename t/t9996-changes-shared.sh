@@ -339,6 +339,7 @@ test_expect_success 'versions amended on both sides are divergent; merge --amend
 		test_grep "metas/add-parser .* (divergent) Add the parser" actual &&
 		git status >actual &&
 		test_grep "^1 change is divergent" actual &&
+		test_grep "to see it and \"git evolve\" for how to join its versions)" actual &&
 		test_must_fail git evolve 2>err &&
 		test_grep "replaced by both .metas/add-parser. and .origin/metas/add-parser." err &&
 		test_grep "git checkout metas/add-parser && git merge --amend origin/metas/add-parser" err &&
@@ -396,13 +397,23 @@ test_expect_success 'a local change behind its remote version is marked so' '
 		test_grep "^\* metas/add-parser .* (behind) Add the parser" actual &&
 		git change list --porcelain >actual &&
 		test_grep "^refs/metas/add-parser .* current,behind$" actual &&
-		git log -1 --decorate=short --format=%d HEAD >actual &&
+		GIT_TRACE2_EVENT="$(pwd)/behind.event" \
+			git log -1 --decorate=short --format=%d HEAD >actual &&
 		test_grep "(obsolete, 1 commit behind origin/metas/add-parser, " actual &&
+		test_region evolve load_changes behind.event &&
 		git log -1 --decorate=full --format=%d HEAD >actual &&
 		test_grep "(obsolete, 1 commit behind refs/remotes/origin/metas/add-parser, " actual &&
 		git evolve >/dev/null &&
 		git log -1 --decorate --format=%d HEAD >actual &&
-		test_grep ! "obsolete" actual
+		test_grep ! "obsolete" actual &&
+
+		# Ahead of the remote, as after every amend not pushed yet:
+		# nothing to say, and no reason to read every change.
+		git commit -q --amend -m "Add the parser, ahead" &&
+		GIT_TRACE2_EVENT="$(pwd)/ahead.event" \
+			git log -1 --decorate --format=%d HEAD >actual &&
+		test_grep ! "obsolete" actual &&
+		test_region ! evolve load_changes ahead.event
 	)
 '
 

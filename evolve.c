@@ -16,7 +16,9 @@
 #include "cache-tree.h"
 #include "change-table.h"
 #include "commit.h"
+#include "commit-graph.h"
 #include "commit-reach.h"
+#include "commit-slab.h"
 #include "gettext.h"
 #include "dir.h"
 #include "hex.h"
@@ -390,20 +392,148 @@ static int collect_tip(const struct reference *ref, void *cb_data)
 	return 0;
 }
 
+/* What the walk above rewritten commits knows of a commit it reached. */
+struct above_walk_node {
+	/* Its children among the commits reached. */
+	struct commit_list *children;
+	unsigned reached:1,
+		 above:1;
+};
+
+define_commit_slab(above_walk_slab, struct above_walk_node);
+
 /*
- * Add to `args` the local branches and HEAD that contain one of
- * `replaced`, which is where the commits built on them are, and the
- * commits of `replaced` that exist, as the bottoms of the walk. (Stacks
- * that no branch holds are not looked for: that would mean reading every
- * change.) Returns the number of tips added.
+ * How far down from the tips the walk above `bottoms` goes: a commit
+ * built on one of them is younger. With generation numbers that is
+ * exact; by commit date, with a day's slop for clocks that disagree,
+ * as "git name-rev" does. Either way the walk costs the recent history
+ * of the branches, not all of it. Returns whether `commit` is below.
  */
-static int add_walk_above(struct repository *r, const struct oid_array *replaced,
-			  struct strvec *args)
+struct above_walk_cutoff {
+	timestamp_t generation;
+	timestamp_t date;
+	int by_generation;
+};
+
+#define ABOVE_WALK_DATE_SLOP 86400
+
+static void init_above_walk_cutoff(struct repository *r,
+				   struct above_walk_cutoff *cutoff,
+				   struct commit_list *bottoms)
 {
-	struct commit_list *bottoms = NULL;
+	cutoff->by_generation = generation_numbers_enabled(r);
+	cutoff->generation = GENERATION_NUMBER_INFINITY;
+	cutoff->date = TIME_MAX;
+	for (struct commit_list *b = bottoms; b; b = b->next) {
+		timestamp_t generation = commit_graph_generation(b->item);
+
+		if (generation == GENERATION_NUMBER_INFINITY)
+			cutoff->by_generation = 0;
+		if (generation < cutoff->generation)
+			cutoff->generation = generation;
+		if (b->item->date < cutoff->date)
+			cutoff->date = b->item->date;
+	}
+	if (cutoff->date > TIME_MIN + ABOVE_WALK_DATE_SLOP)
+		cutoff->date -= ABOVE_WALK_DATE_SLOP;
+}
+
+static int below_above_walk_cutoff(const struct above_walk_cutoff *cutoff,
+				   struct commit *commit)
+{
+	if (cutoff->by_generation)
+		return commit_graph_generation(commit) < cutoff->generation;
+	return commit->date < cutoff->date;
+}
+
+/*
+ * Walk down from `tips` to the cutoff, noting each commit's children,
+ * then up from `bottoms` through them: the commits reached going up are
+ * those built on a bottom that a tip holds (what "rev-list
+ * --ancestry-path tips --not bottoms" lists), marked `above`. No
+ * recursion: both walks keep their own queue. Every commit reached is
+ * appended to `reached`.
+ */
+static void walk_above(struct repository *r, struct above_walk_slab *slab,
+		       struct commit_list *bottoms, const struct oid_array *tips,
+		       struct commit_list **reached)
+{
+	struct prio_queue queue = { .compare = compare_commits_by_commit_date };
+	struct commit_list *up = NULL;
+	struct above_walk_cutoff cutoff;
+
+	init_above_walk_cutoff(r, &cutoff, bottoms);
+	for (size_t i = 0; i < tips->nr; i++) {
+		struct commit *tip = lookup_commit_reference_gently(r, &tips->oid[i], 1);
+		struct above_walk_node *node;
+
+		if (!tip || repo_parse_commit(r, tip))
+			continue;
+		node = above_walk_slab_at(slab, tip);
+		if (node->reached)
+			continue;
+		node->reached = 1;
+		commit_list_insert(tip, reached);
+		prio_queue_put(&queue, tip);
+	}
+	for (struct commit_list *b = bottoms; b; b = b->next)
+		above_walk_slab_at(slab, b->item)->above = 1;
+
+	while (queue.nr) {
+		struct commit *commit = prio_queue_get(&queue);
+
+		if (above_walk_slab_at(slab, commit)->above ||
+		    below_above_walk_cutoff(&cutoff, commit))
+			continue;
+		for (struct commit_list *p = commit->parents; p; p = p->next) {
+			struct commit *parent = p->item;
+			struct above_walk_node *node;
+
+			if (repo_parse_commit(r, parent))
+				continue;
+			node = above_walk_slab_at(slab, parent);
+			commit_list_insert(commit, &node->children);
+			if (node->reached)
+				continue;
+			node->reached = 1;
+			commit_list_insert(parent, reached);
+			prio_queue_put(&queue, parent);
+		}
+	}
+	clear_prio_queue(&queue);
+
+	for (struct commit_list *b = bottoms; b; b = b->next)
+		commit_list_insert(b->item, &up);
+	while (up) {
+		struct commit *commit = pop_commit(&up);
+
+		for (struct commit_list *c = above_walk_slab_at(slab, commit)->children;
+		     c; c = c->next) {
+			struct above_walk_node *node = above_walk_slab_at(slab, c->item);
+
+			if (node->above)
+				continue;
+			node->above = 1;
+			commit_list_insert(c->item, &up);
+		}
+	}
+}
+
+/*
+ * evolve_count_orphans_above(), reading the index through `cache`. The
+ * stacks are looked for on HEAD and the local branches: stacks that no
+ * branch holds are not looked for, as that would mean reading every
+ * change.
+ */
+static int count_orphans_above(struct repository *r,
+			       struct content_index_cache *cache,
+			       const struct oid_array *replaced)
+{
+	struct above_walk_slab slab;
+	struct commit_list *bottoms = NULL, *reached = NULL;
 	struct oid_array tips = OID_ARRAY_INIT;
 	struct object_id head;
-	int nr = 0;
+	int count = 0;
 
 	for (size_t i = 0; i < replaced->nr; i++) {
 		struct commit *c = lookup_commit_reference_gently(r, &replaced->oid[i], 1);
@@ -416,48 +546,26 @@ static int add_walk_above(struct repository *r, const struct oid_array *replaced
 	if (!refs_read_ref(get_main_ref_store(r), "HEAD", &head))
 		oid_array_append(&tips, &head);
 	refs_for_each_branch_ref(get_main_ref_store(r), collect_tip, &tips);
-	for (size_t i = 0; i < tips.nr; i++) {
-		struct commit *tip = lookup_commit_reference_gently(r, &tips.oid[i], 1);
 
-		if (tip && repo_is_descendant_of(r, tip, bottoms) > 0) {
-			strvec_push(args, oid_to_hex(&tip->object.oid));
-			nr++;
-		}
+	init_above_walk_slab(&slab);
+	walk_above(r, &slab, bottoms, &tips, &reached);
+	/* What it cost, in commits: tests check that it stays small. */
+	trace2_data_intmax("evolve", r, "orphans/reached",
+			   commit_list_count(reached));
+	for (struct commit_list *c = reached; c; c = c->next) {
+		struct above_walk_node *node = above_walk_slab_at(&slab, c->item);
+
+		if (node->above &&
+		    !commit_list_contains(c->item, bottoms) &&
+		    indexed_change_of(r, cache, &c->item->object.oid,
+				      NULL, NULL, NULL))
+			count++;
+		commit_list_free(node->children);
 	}
-	for (struct commit_list *b = nr ? bottoms : NULL; b; b = b->next)
-		strvec_pushf(args, "^%s", oid_to_hex(&b->item->object.oid));
-	oid_array_clear(&tips);
+	clear_above_walk_slab(&slab);
+	commit_list_free(reached);
 	commit_list_free(bottoms);
-	return nr;
-}
-
-/* evolve_count_orphans_above(), reading the index through `cache`. */
-static int count_orphans_above(struct repository *r,
-			       struct content_index_cache *cache,
-			       const struct oid_array *replaced)
-{
-	struct strvec args = STRVEC_INIT;
-	struct rev_info revs;
-	struct commit *commit;
-	int count = 0;
-
-	strvec_pushl(&args, "rev-list", "--ancestry-path", NULL);
-	if (!add_walk_above(r, replaced, &args))
-		goto out;
-
-	/* The caller's walks may have marked the commits SEEN. */
-	reset_revision_walk();
-	repo_init_revisions(r, &revs, NULL);
-	setup_revisions_from_strvec(&args, &revs, NULL);
-	if (!prepare_revision_walk(&revs)) {
-		while ((commit = get_revision(&revs)))
-			count += indexed_change_of(r, cache, &commit->object.oid,
-						   NULL, NULL, NULL);
-	}
-	reset_revision_walk();
-	release_revisions(&revs);
-out:
-	strvec_clear(&args);
+	oid_array_clear(&tips);
 	return count;
 }
 

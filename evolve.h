@@ -272,9 +272,12 @@ void evolve_merged_parents(struct commit *a, struct commit *b,
  * of `replaced`, commits a command has just rewritten or dropped: the
  * orphans it left. They are looked for above `replaced` on HEAD and the
  * local branches, among the commits the content index names as the
- * commits of changes, so that this costs what those stacks hold, not what
- * the repository holds. It walks commits as a revision walk does and
- * clears the walk's marks (reset_revision_walk()): not for use during one.
+ * commits of changes. The walk goes down from the branches no further
+ * than the generation of `replaced` or, without a commit-graph, than a
+ * day before their commit date, so that this costs what the stacks and
+ * the recent history hold, not what the repository holds (a clock wrong
+ * by more than a day can hide a stack from this count, which is only a
+ * hint). It uses no object flags: safe during a revision walk.
  */
 int evolve_count_orphans_above(struct repository *r,
 			       const struct oid_array *replaced);

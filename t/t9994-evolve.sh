@@ -1371,6 +1371,46 @@ test_expect_success 'an amend below other work says how many changes need evolvi
 	)
 '
 
+test_expect_success 'counting orphans walks the stacks, not the old history' '
+	git init orphan-walk &&
+	(
+		cd orphan-walk &&
+		git checkout -q --orphan old &&
+		for i in 1 2 3 4 5 6 7 8 9 10
+		do
+			GIT_COMMITTER_DATE="@$((1000000000 + i)) +0000" \
+				git commit -q --allow-empty -m "old $i" || return 1
+		done &&
+		git checkout -q --orphan main &&
+		test_commit base &&
+		test_commit one &&
+		test_commit two &&
+		test_commit three &&
+
+		# By date: HEAD, main and old; the stack down to "one";
+		# "base", less than a day older. Not the old line.
+		git checkout -q --detach one &&
+		GIT_TRACE2_EVENT="$(pwd)/date.event" \
+			git commit --amend -m "one, amended" 2>err &&
+		test_grep "^hint: 2 changes are built on commits you rewrote" err &&
+		grep "\"key\":\"orphans/reached\"" date.event >reached &&
+		test_grep "\"value\":\"6\"" reached &&
+
+		# By generation, with a commit-graph: not even "base". (Not
+		# in "git commit", which has closed the graph to run
+		# "git maintenance" by then.)
+		git evolve >/dev/null &&
+		git commit-graph write --reachable &&
+		git checkout -q --detach main~ &&
+		git commit --amend -m "two, amended" 2>err &&
+		test_grep "^hint: 1 change is built on a commit you rewrote" err &&
+		GIT_TRACE2_EVENT="$(pwd)/generation.event" git status >out &&
+		test_grep "^1 change is built on a commit that was rewritten" out &&
+		grep "\"key\":\"orphans/reached\"" generation.event >reached &&
+		test_grep "\"value\":\"5\"" reached
+	)
+'
+
 test_expect_success 'a rebase of the bottom of a stack says what it left to evolve' '
 	git init orphan-rebase &&
 	(

@@ -802,18 +802,22 @@ out:
 	return found;
 }
 
-void evolve_report_replaced(struct repository *r,
-			    const struct oid_array *replaced,
-			    const struct object_id *new)
+void evolve_report_rewrites(struct repository *r,
+			    const struct commit_rewrite *rewrites, size_t nr)
 {
 	struct content_index_cache cache = { 0 };
+	struct oid_array replaced = OID_ARRAY_INIT;
 
 	if (!repo_changes_enabled(r))
 		return;
-	report_orphans(r, &cache, replaced);
-	for (size_t i = 0; i < replaced->nr; i++)
-		if (report_divergence_from(r, &cache, &replaced->oid[i], new))
-			break;
+	for (size_t i = 0; i < nr; i++)
+		oid_array_append(&replaced, &rewrites[i].old);
+	report_orphans(r, &cache, &replaced);
+	for (size_t i = 0; i < nr; i++)
+		if (!is_null_oid(&rewrites[i].new))
+			report_divergence_from(r, &cache, &rewrites[i].old,
+					       &rewrites[i].new);
+	oid_array_clear(&replaced);
 	content_index_cache_release(&cache);
 }
 

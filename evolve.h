@@ -5,6 +5,7 @@
 #include "string-list.h"
 
 struct commit;
+struct commit_rewrite;
 struct commit_list;
 struct oid_array;
 struct repository;
@@ -298,22 +299,21 @@ void evolve_report_orphans(struct repository *r,
 int evolve_count_orphans(struct repository *r);
 
 /*
- * After the commit `new` replaced the commits `replaced` (an amend, or
- * the commit that concludes "git merge --amend"): what
- * evolve_report_orphans() says of the orphans left on `replaced`, and,
- * if a change that held one of them had already moved on from it (the
- * user amended an earlier version again), that the change of `new` and
- * that one diverge, with the commands that resolve it
- * (advice.evolveDivergence), remembered for evolve_count_divergent().
- * Costs the orphans' walk, a look at the content index and the walks of
- * the diverging changes' histories.
+ * After a command replaced commits, rewrites[i].old by rewrites[i].new
+ * (a null `new` for a commit it dropped): what evolve_report_orphans()
+ * says of the orphans left on them, and, for each rewrite of a version
+ * that a change had already moved on from (an earlier version amended or
+ * rebased again), that the change of `new` and that one diverge, with
+ * the commands that resolve it (advice.evolveDivergence), remembered for
+ * evolve_count_divergent(). Costs the orphans' walk, a look at the
+ * content index per rewrite and the walks of the diverging changes'
+ * histories.
  */
-void evolve_report_replaced(struct repository *r,
-			    const struct oid_array *replaced,
-			    const struct object_id *new);
+void evolve_report_rewrites(struct repository *r,
+			    const struct commit_rewrite *rewrites, size_t nr);
 
 /*
- * How many local changes the divergences that evolve_report_replaced()
+ * How many local changes the divergences that evolve_report_rewrites()
  * and "git fetch" saw still leave divergent (for "git status"); 0 when
  * changes do not record. Costs one stat() when there were none since the
  * last complete evolve, else the walks of the histories of the changes

@@ -1260,6 +1260,24 @@ test_expect_success 'amending an earlier version again says divergent, and so do
 	)
 '
 
+test_expect_success 'rebasing an earlier version again says divergent, and so does status' '
+	git init divergent-rebase &&
+	(
+		cd divergent-rebase &&
+		test_commit base &&
+		test_commit other &&
+		git checkout -q -b topic base &&
+		echo one >f && git add f && git commit -q -m "add f" &&
+		first=$(git rev-parse HEAD) &&
+		echo two >f && git commit -q -a --amend --no-edit &&
+		git checkout -q --detach $first &&
+		git rebase -q other 2>err &&
+		test_grep "hint: metas/add-f-2 and metas/add-f were both amended from one version (divergence); merge them with" err &&
+		git status >actual &&
+		test_grep "^2 changes are divergent" actual
+	)
+'
+
 test_expect_success 'merge --amend of a version that HEAD already contains records it' '
 	git init merge-contained &&
 	(

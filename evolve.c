@@ -258,7 +258,8 @@ static int indexed_change_of(struct repository *r,
 	for_each_string_list_item(name, &listed) {
 		struct object_id value, content;
 
-		if (refs_read_ref(get_main_ref_store(r), name->string, &value)) {
+		if (refs_read_ref(get_main_ref_store(r), name->string,
+				  &value)) {
 			oidclr(&content, r->hash_algo);
 		} else {
 			oidcpy(&content, &value);
@@ -407,7 +408,7 @@ define_commit_slab(above_walk_slab, struct above_walk_node);
  * built on one of them is younger. With generation numbers that is
  * exact; by commit date, with a day's slop for clocks that disagree,
  * as "git name-rev" does. Either way the walk costs the recent history
- * of the branches, not all of it. Returns whether `commit` is below.
+ * of the branches, not all of it.
  */
 struct above_walk_cutoff {
 	timestamp_t generation;
@@ -438,6 +439,7 @@ static void init_above_walk_cutoff(struct repository *r,
 		cutoff->date -= ABOVE_WALK_DATE_SLOP;
 }
 
+/* Whether `commit` is below the cutoff: the walk stops there. */
 static int below_above_walk_cutoff(const struct above_walk_cutoff *cutoff,
 				   struct commit *commit)
 {
@@ -455,7 +457,8 @@ static int below_above_walk_cutoff(const struct above_walk_cutoff *cutoff,
  * appended to `reached`.
  */
 static void walk_above(struct repository *r, struct above_walk_slab *slab,
-		       struct commit_list *bottoms, const struct oid_array *tips,
+		       struct commit_list *bottoms,
+		       const struct oid_array *tips,
 		       struct commit_list **reached)
 {
 	struct prio_queue queue = { .compare = compare_commits_by_commit_date };
@@ -464,9 +467,10 @@ static void walk_above(struct repository *r, struct above_walk_slab *slab,
 
 	init_above_walk_cutoff(r, &cutoff, bottoms);
 	for (size_t i = 0; i < tips->nr; i++) {
-		struct commit *tip = lookup_commit_reference_gently(r, &tips->oid[i], 1);
+		struct commit *tip;
 		struct above_walk_node *node;
 
+		tip = lookup_commit_reference_gently(r, &tips->oid[i], 1);
 		if (!tip || repo_parse_commit(r, tip))
 			continue;
 		node = above_walk_slab_at(slab, tip);
@@ -506,11 +510,12 @@ static void walk_above(struct repository *r, struct above_walk_slab *slab,
 		commit_list_insert(b->item, &up);
 	while (up) {
 		struct commit *commit = pop_commit(&up);
+		struct commit_list *c;
 
-		for (struct commit_list *c = above_walk_slab_at(slab, commit)->children;
-		     c; c = c->next) {
-			struct above_walk_node *node = above_walk_slab_at(slab, c->item);
+		for (c = above_walk_slab_at(slab, commit)->children; c; c = c->next) {
+			struct above_walk_node *node;
 
+			node = above_walk_slab_at(slab, c->item);
 			if (node->above)
 				continue;
 			node->above = 1;
@@ -553,8 +558,9 @@ static int count_orphans_above(struct repository *r,
 	trace2_data_intmax("evolve", r, "orphans/reached",
 			   commit_list_count(reached));
 	for (struct commit_list *c = reached; c; c = c->next) {
-		struct above_walk_node *node = above_walk_slab_at(&slab, c->item);
+		struct above_walk_node *node;
 
+		node = above_walk_slab_at(&slab, c->item);
 		if (node->above &&
 		    !commit_list_contains(c->item, bottoms) &&
 		    indexed_change_of(r, cache, &c->item->object.oid,
@@ -610,7 +616,8 @@ static void report_orphans(struct repository *r,
 			  count);
 }
 
-void evolve_report_orphans(struct repository *r, const struct oid_array *replaced)
+void evolve_report_orphans(struct repository *r,
+			   const struct oid_array *replaced)
 {
 	struct content_index_cache cache = { 0 };
 

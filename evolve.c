@@ -398,7 +398,8 @@ struct above_walk_node {
 	/* Its children among the commits reached. */
 	struct commit_list *children;
 	unsigned reached:1,
-		 above:1;
+		 above:1,
+		 bottom:1;
 };
 
 define_commit_slab(above_walk_slab, struct above_walk_node);
@@ -454,9 +455,9 @@ static int below_above_walk_cutoff(const struct above_walk_cutoff *cutoff,
  * those built on a bottom that a tip holds (what "rev-list
  * --ancestry-path tips --not bottoms" lists), marked `above`. No
  * recursion: both walks keep their own queue. Every commit reached is
- * appended to `reached`.
+ * appended to `reached`; returns how many there are.
  */
-static void walk_above(struct repository *r, struct above_walk_slab *slab,
+static size_t walk_above(struct repository *r, struct above_walk_slab *slab,
 		       struct commit_list *bottoms,
 		       const struct oid_array *tips,
 		       struct commit_list **reached)
@@ -464,6 +465,7 @@ static void walk_above(struct repository *r, struct above_walk_slab *slab,
 	struct prio_queue queue = { .compare = compare_commits_by_commit_date };
 	struct commit_list *up = NULL;
 	struct above_walk_cutoff cutoff;
+	size_t nr = 0;
 
 	init_above_walk_cutoff(r, &cutoff, bottoms);
 	for (size_t i = 0; i < tips->nr; i++) {
@@ -478,10 +480,14 @@ static void walk_above(struct repository *r, struct above_walk_slab *slab,
 			continue;
 		node->reached = 1;
 		commit_list_insert(tip, reached);
+		nr++;
 		prio_queue_put(&queue, tip);
 	}
-	for (struct commit_list *b = bottoms; b; b = b->next)
-		above_walk_slab_at(slab, b->item)->above = 1;
+	for (struct commit_list *b = bottoms; b; b = b->next) {
+		struct above_walk_node *node = above_walk_slab_at(slab, b->item);
+
+		node->above = node->bottom = 1;
+	}
 
 	while (queue.nr) {
 		struct commit *commit = prio_queue_get(&queue);
@@ -501,6 +507,7 @@ static void walk_above(struct repository *r, struct above_walk_slab *slab,
 				continue;
 			node->reached = 1;
 			commit_list_insert(parent, reached);
+			nr++;
 			prio_queue_put(&queue, parent);
 		}
 	}
@@ -522,6 +529,7 @@ static void walk_above(struct repository *r, struct above_walk_slab *slab,
 			commit_list_insert(c->item, &up);
 		}
 	}
+	return nr;
 }
 
 /*
@@ -553,16 +561,14 @@ static int count_orphans_above(struct repository *r,
 	refs_for_each_branch_ref(get_main_ref_store(r), collect_tip, &tips);
 
 	init_above_walk_slab(&slab);
-	walk_above(r, &slab, bottoms, &tips, &reached);
 	/* What it cost, in commits: tests check that it stays small. */
 	trace2_data_intmax("evolve", r, "orphans/reached",
-			   commit_list_count(reached));
+			   walk_above(r, &slab, bottoms, &tips, &reached));
 	for (struct commit_list *c = reached; c; c = c->next) {
 		struct above_walk_node *node;
 
 		node = above_walk_slab_at(&slab, c->item);
-		if (node->above &&
-		    !commit_list_contains(c->item, bottoms) &&
+		if (node->above && !node->bottom &&
 		    indexed_change_of(r, cache, &c->item->object.oid,
 				      NULL, NULL, NULL))
 			count++;

@@ -14,6 +14,7 @@
 #include "abspath.h"
 #include "advice.h"
 #include "cache-tree.h"
+#include "change-id.h"
 #include "change-table.h"
 #include "commit.h"
 #include "commit-graph.h"
@@ -951,6 +952,16 @@ int evolve_takes_commit(struct repository *r, const struct object_id *commit)
 	       made_on(r, lookup_commit_reference_gently(r, commit, 1), &onto);
 }
 
+int evolve_stopped_onto(struct repository *r, const struct object_id *onto,
+			struct object_id *current)
+{
+	struct object_id stopped_onto;
+
+	return !read_state_oid(r, "onto", &stopped_onto) &&
+	       oideq(&stopped_onto, onto) &&
+	       !read_state_oid(r, "current", current);
+}
+
 static void remove_state(struct repository *r)
 {
 	struct strbuf path = STRBUF_INIT;
@@ -1681,6 +1692,7 @@ static int commit_like(struct repository *r, struct commit *like,
 						  get_commit_output_encoding());
 	const char *author, *body;
 	char *author_line = NULL;
+	struct commit_extra_header *extra = NULL;
 	size_t len;
 	int ret;
 
@@ -1688,8 +1700,11 @@ static int commit_like(struct repository *r, struct commit *like,
 	if (author)
 		author_line = xmemdupz(author, len);
 	find_commit_subject(buffer, &body);
-	ret = commit_tree(body, strlen(body), tree, parents, out, author_line,
-			  NULL) ? -1 : 0;
+	/* It continues the change of `like`, and keeps its change-id. */
+	set_change_id_header(r, &extra, like);
+	ret = commit_tree_extended(body, strlen(body), tree, parents, out,
+				   author_line, NULL, NULL, extra) ? -1 : 0;
+	free_commit_extra_headers(extra);
 	free(author_line);
 	repo_unuse_commit_buffer(r, like, buffer);
 	return ret;

@@ -204,6 +204,14 @@ int evolve_describe_stop(struct repository *r, char **current, char **onto);
 int evolve_takes_commit(struct repository *r, const struct object_id *commit);
 
 /*
+ * If an evolve stopped on a conflict while moving a commit onto `onto`,
+ * set `current` to that commit, which a commit made on `onto` resolves
+ * (see evolve_takes_commit()), and return 1; otherwise return 0.
+ */
+int evolve_stopped_onto(struct repository *r, const struct object_id *onto,
+			struct object_id *current);
+
+/*
  * Abandon a stopped evolve: HEAD, the working tree and the index go back
  * to where they were before it started (local modifications included),
  * and so do the changes that resolving divergences moved before it

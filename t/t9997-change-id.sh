@@ -1,0 +1,272 @@
+#!/bin/sh
+
+test_description='the change-id header
+
+While changes are recorded, commits carry the "change-id" header that
+Jujutsu and GitButler write: a commit that continues a change keeps the id
+of the commit it replaces, one that starts a change gets a new id.'
+
+. ./test-lib.sh
+. "$TEST_DIRECTORY"/lib-rebase.sh
+
+GIT_TEST_ENABLE_CHANGES=true
+GIT_TEST_CHANGE_ID_HEADER=true
+export GIT_TEST_ENABLE_CHANGES GIT_TEST_CHANGE_ID_HEADER
+
+# Print the change-id header of a commit (nothing without one).
+change_id () {
+	git cat-file commit "$1" >commit.raw &&
+	sed -n -e "/^\$/q" -e "s/^change-id //p" commit.raw
+}
+
+# Check that the two commits carry the same id, and one.
+test_same_id () {
+	change_id "$1" >id1 &&
+	change_id "$2" >id2 &&
+	test_line_count = 1 id1 &&
+	test_cmp id1 id2
+}
+
+# Check that both commits carry an id, and not the same one.
+test_new_id () {
+	change_id "$1" >id1 &&
+	change_id "$2" >id2 &&
+	test_line_count = 1 id1 &&
+	test_line_count = 1 id2 &&
+	! test_cmp id1 id2
+}
+
+test_expect_success 'a new commit gets an id in reverse hex after committer' '
+	test_commit base &&
+	change_id base >id &&
+	grep -E "^[k-z]{32}\$" id &&
+	sed -n "/^\$/q;p" commit.raw >header &&
+	tail -n 1 header >last &&
+	grep "^change-id " last &&
+	sed -n "\$!{h;d};x;p" header | grep "^committer " &&
+	test_commit second &&
+	test_new_id base second
+'
+
+test_expect_success 'nothing is written when turned off' '
+	(
+		sane_unset GIT_TEST_CHANGE_ID_HEADER GIT_TEST_ENABLE_CHANGES &&
+		git -c core.changeIdHeader=false commit --allow-empty -m off &&
+		git -c core.enableChanges=false commit --allow-empty -m off2
+	) &&
+	change_id HEAD >actual &&
+	test_must_be_empty actual &&
+	change_id HEAD~ >actual &&
+	test_must_be_empty actual &&
+	GIT_TEST_CHANGE_ID_HEADER=false \
+		git commit --allow-empty -m off3 &&
+	change_id HEAD >actual &&
+	test_must_be_empty actual &&
+	(
+		sane_unset GIT_TEST_CHANGE_ID_HEADER &&
+		git commit --allow-empty -m on-by-default
+	) &&
+	change_id HEAD >actual &&
+	test_line_count = 1 actual &&
+	git reset -q --hard second
+'
+
+test_expect_success 'commit --amend keeps the id' '
+	git commit --amend --allow-empty -m "second, amended" &&
+	test_same_id second HEAD
+'
+
+test_expect_success 'amending a commit without an id gives it one' '
+	GIT_TEST_CHANGE_ID_HEADER=false git commit --allow-empty -m plain &&
+	git tag plain &&
+	git commit --amend --allow-empty -m "plain, amended" &&
+	change_id HEAD >actual &&
+	test_line_count = 1 actual &&
+	change_id plain >actual &&
+	test_must_be_empty actual &&
+	git reset -q --hard second
+'
+
+test_expect_success 'setup a topic' '
+	git checkout -q -b topic base &&
+	test_commit t1 &&
+	test_commit t2 &&
+	test_commit t3 &&
+	git checkout -q -b other base &&
+	test_commit o1
+'
+
+test_expect_success 'rebase keeps the ids, with both backends' '
+	git checkout -q -B picked topic &&
+	git rebase -q other &&
+	test_same_id t1 HEAD~2 &&
+	test_same_id t2 HEAD~ &&
+	test_same_id t3 HEAD &&
+	git checkout -q -B applied topic &&
+	git rebase -q --apply other &&
+	test_same_id t1 HEAD~2 &&
+	test_same_id t3 HEAD
+'
+
+test_expect_success 'rebase -i: reword, edit and squash keep the ids' '
+	git checkout -q -B todo topic &&
+	(
+		set_fake_editor &&
+		FAKE_COMMIT_MESSAGE="t1 reworded" \
+		FAKE_LINES="reword 1 edit 2 squash 3" git rebase -i other
+	) &&
+	git commit --amend --allow-empty -m "t2 edited" &&
+	(
+		set_fake_editor &&
+		FAKE_COMMIT_MESSAGE="t2 and t3" git rebase --continue
+	) &&
+	test_same_id t1 HEAD~ &&
+	test_same_id t2 HEAD
+'
+
+test_expect_success 'rebase keeps the id of a pick stopped on a conflict' '
+	git checkout -q -B conflicting other &&
+	echo conflict >t3.t &&
+	git add t3.t &&
+	git commit -q -m "t3 elsewhere" &&
+	git checkout -q -B stopped topic &&
+	test_must_fail git rebase -q conflicting &&
+	echo resolved >t3.t &&
+	git add t3.t &&
+	GIT_EDITOR=: git rebase --continue &&
+	test_same_id t3 HEAD
+'
+
+test_expect_success 'cherry-pick and revert start changes' '
+	git checkout -q -B picks other &&
+	git cherry-pick t1 &&
+	test_new_id t1 HEAD &&
+	git revert --no-edit HEAD &&
+	test_new_id t1 HEAD &&
+	test_new_id HEAD~ HEAD &&
+	git checkout -q -B conflict-pick conflicting &&
+	test_must_fail git cherry-pick t3 &&
+	echo resolved >t3.t &&
+	git add t3.t &&
+	GIT_EDITOR=: git cherry-pick --continue &&
+	test_new_id t3 HEAD
+'
+
+test_expect_success 'merges and merge --squash start changes' '
+	git checkout -q -B merged other &&
+	git merge -q --no-edit topic &&
+	test_new_id t3 HEAD &&
+	test_new_id o1 HEAD &&
+	git checkout -q -B squashed other &&
+	git merge -q --squash topic &&
+	git commit -q -m squashed &&
+	test_new_id t3 HEAD
+'
+
+test_expect_success 'replay --onto keeps the ids, --advance starts changes' '
+	git replay --ref-action=print --onto other base..topic >out &&
+	new=$(sed -n "s|^update refs/heads/topic \([^ ]*\) .*|\1|p" out) &&
+	test_same_id t3 $new &&
+	test_same_id t2 $new~ &&
+	git branch advanced other &&
+	git replay --ref-action=print --advance advanced base..topic >out &&
+	new=$(sed -n "s|^update refs/heads/advanced \([^ ]*\) .*|\1|p" out) &&
+	test_new_id t3 $new &&
+	test_new_id t2 $new~
+'
+
+test_expect_success 'history reword keeps the id, split starts one' '
+	git checkout -q -B hist base &&
+	test_commit h1 &&
+	test_commit h2 &&
+	write_script fake-editor.sh <<-\EOF &&
+	echo "reworded" >"$1"
+	EOF
+	test_set_editor "$(pwd)/fake-editor.sh" &&
+	git history reword h1 &&
+	test_same_id h1 HEAD~ &&
+	test_same_id h2 HEAD &&
+	git checkout -q -B split base &&
+	touch bar foo &&
+	git add bar foo &&
+	git commit -q -m split-me &&
+	git tag split-me &&
+	git history split HEAD <<-\EOF &&
+	y
+	n
+	EOF
+	test_same_id split-me HEAD &&
+	test_new_id split-me HEAD~
+'
+
+# Evolve works on every change of the repository: these tests start
+# from repositories of their own, without the divergence made above.
+test_expect_success 'evolve keeps the ids of what it moves' '
+	git init -b main evolve &&
+	(
+		cd evolve &&
+		test_commit s1 &&
+		test_commit s2 &&
+		test_commit s3 &&
+		git checkout -q s1 &&
+		git commit -q --amend --allow-empty -m "s1 amended" &&
+		git checkout -q main &&
+		git evolve >out &&
+		test_same_id s1 HEAD~2 &&
+		test_same_id s2 HEAD~ &&
+		test_same_id s3 HEAD
+	)
+'
+
+# A stack r1-r2-r3 whose r2 is amended to add r3.t as r3 does, so that
+# evolving r3 conflicts.
+setup_conflicting_stack () {
+	git init -b main "$1" &&
+	cd "$1" &&
+	test_commit r1 &&
+	test_commit r2 &&
+	test_commit r3 &&
+	git checkout -q r2 &&
+	echo amended >r3.t &&
+	git add r3.t &&
+	git commit -q --amend -m "r2 with r3.t" &&
+	git checkout -q main &&
+	test_must_fail git evolve &&
+	echo resolved >r3.t &&
+	git add r3.t
+}
+
+test_expect_success 'evolve keeps the id of a pick resolved by --continue' '
+	(
+		setup_conflicting_stack continue &&
+		git evolve --continue &&
+		test_same_id r3 HEAD
+	)
+'
+
+test_expect_success 'evolve keeps the id of a pick resolved by commit' '
+	(
+		setup_conflicting_stack commit &&
+		git commit -q -m "r3 resolved" &&
+		git evolve --continue &&
+		test_same_id r3 HEAD
+	)
+'
+
+test_expect_success 'merge --amend keeps the id of the version checked out' '
+	git init -b main versions &&
+	(
+		cd versions &&
+		test_commit v &&
+		git commit -q --amend --allow-empty -m "v one way" &&
+		git tag one &&
+		git checkout -q v &&
+		git commit -q --amend --allow-empty -m "v another way" &&
+		git tag another &&
+		git merge --amend one &&
+		test_same_id another HEAD &&
+		test_same_id v HEAD
+	)
+'
+
+test_done

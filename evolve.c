@@ -21,6 +21,7 @@
 #include "commit-reach.h"
 #include "commit-slab.h"
 #include "gettext.h"
+#include "diff.h"
 #include "dir.h"
 #include "hex.h"
 #include "khash.h"
@@ -31,6 +32,7 @@
 #include "odb.h"
 #include "oidmap.h"
 #include "oidset.h"
+#include "patch-ids.h"
 #include "path.h"
 #include "prio-queue.h"
 #include "progress.h"
@@ -161,6 +163,14 @@ struct evolver {
 	 */
 	struct oidset *in_upstream;
 	struct oidset asked_upstreams;
+	/*
+	 * The commits the upstreams have and the changes' commits have not,
+	 * that carry the change id of one of those (see landed_as()), by
+	 * id (util: struct landed_commit). Filled the first time it is
+	 * needed.
+	 */
+	struct strmap ids_in_upstreams;
+	unsigned ids_in_upstreams_ready:1;
 	/* The pick that conflicted, if any. */
 	struct evolve_item *conflict_item;
 	struct commit *conflict_onto;
@@ -1441,6 +1451,167 @@ static void find_commits_in_upstreams(struct evolver *ev)
 	free(to);
 }
 
+/* A commit of an upstream that carries the change id of a change. */
+struct landed_commit {
+	struct commit *commit;
+	/* The upstream (in evolver.upstreams) that has it. */
+	size_t upstream;
+};
+
+/*
+ * Walk `tip`, the upstream `nr`, down to the commits of the changes
+ * (`revs` holds them, uninteresting), adding to `ids_in_upstreams`
+ * the commits that carry an id of `wanted`: the cost is what the
+ * upstream holds that the changes do not, not its whole history.
+ */
+static void find_ids_in_upstream(struct evolver *ev, struct rev_info *revs,
+				 struct commit *tip, size_t nr,
+				 struct strset *wanted)
+{
+	struct strbuf id = STRBUF_INIT;
+	struct commit *commit;
+
+	add_pending_object(revs, &tip->object, "");
+	if (prepare_revision_walk(revs))
+		return;
+	while ((commit = get_revision(revs))) {
+		struct landed_commit *landed;
+
+		if (!commit_change_id(ev->repo, commit, &id) ||
+		    !strset_contains(wanted, id.buf) ||
+		    strmap_contains(&ev->ids_in_upstreams, id.buf))
+			continue;
+		CALLOC_ARRAY(landed, 1);
+		landed->commit = commit;
+		landed->upstream = nr;
+		strmap_put(&ev->ids_in_upstreams, id.buf, landed);
+	}
+	strbuf_release(&id);
+}
+
+/*
+ * Fill `ids_in_upstreams`: one walk of each upstream, and none unless a
+ * change's commit carries a change id.
+ */
+static void find_ids_in_upstreams(struct evolver *ev)
+{
+	struct strset wanted = STRSET_INIT;
+	struct strbuf id = STRBUF_INIT;
+	struct object_array changes = OBJECT_ARRAY_INIT;
+	struct oidmap_iter iter;
+	struct evolve_item *item;
+
+	ev->ids_in_upstreams_ready = 1;
+	oidmap_iter_init(&ev->items, &iter);
+	while ((item = oidmap_iter_next(&iter))) {
+		if (item->remote || !item->refnames.nr ||
+		    !commit_change_id(ev->repo, item->commit, &id))
+			continue;
+		strset_add(&wanted, id.buf);
+		add_object_array(&item->commit->object, NULL, &changes);
+	}
+	for (size_t i = 0; strset_get_size(&wanted) && i < ev->upstreams.nr; i++) {
+		struct rev_info revs;
+
+		repo_init_revisions(ev->repo, &revs, NULL);
+		for (size_t j = 0; j < changes.nr; j++) {
+			struct object *o = changes.objects[j].item;
+
+			o->flags |= UNINTERESTING;
+			add_pending_object(&revs, o, "");
+		}
+		find_ids_in_upstream(ev, &revs, ev->upstreams.items[i].util,
+				     i, &wanted);
+		release_revisions(&revs);
+		reset_revision_walk();
+	}
+	object_array_clear(&changes);
+	strset_clear(&wanted);
+	strbuf_release(&id);
+}
+
+/*
+ * Whether every version of a change in `versions` (metacommits are
+ * skipped) makes the same patch as `commit`: it was only rebased or
+ * reworded, never amended in content.
+ */
+static int versions_same_patch(struct repository *r, struct commit *commit,
+			       struct oidset *versions)
+{
+	struct diff_options opts;
+	struct object_id patch, other;
+	struct oidset_iter iter;
+	const struct object_id *oid;
+	int same = 1;
+
+	repo_diff_setup(r, &opts);
+	opts.detect_rename = 0;
+	opts.flags.recursive = 1;
+	diff_setup_done(&opts);
+	if (commit_patch_id(commit, &opts, &patch, 0))
+		same = 0;
+	oidset_iter_init(versions, &iter);
+	while (same && (oid = oidset_iter_next(&iter))) {
+		struct commit *version = lookup_commit_reference_gently(r, oid, 1);
+
+		if (!version || repo_parse_commit(r, version) ||
+		    is_metacommit(r, version))
+			continue;
+		if (commit_patch_id(version, &opts, &other, 0) ||
+		    !oideq(&patch, &other))
+			same = 0;
+	}
+	diff_free(&opts);
+	return same;
+}
+
+/*
+ * The commit of an upstream that carries the change id of `item`'s
+ * commit without being that commit: the change landed there, edited (by
+ * the maintainer, or by a tool that keeps change ids); NULL if there is
+ * none. Sets `upstream` to the upstream that has it.
+ *
+ * Only when that cannot drop work: not when that commit is an earlier
+ * version of the change (it landed, and the change was amended since),
+ * nor when the change was amended in content here (the upstream commit
+ * may be made from a version before that amend; then the change is
+ * rebased onto the upstream, as without ids).
+ */
+static struct commit *landed_as(struct evolver *ev, struct evolve_item *item,
+				struct string_list_item **upstream)
+{
+	struct strbuf id = STRBUF_INIT;
+	struct landed_commit *landed = NULL;
+	struct oidset versions = OIDSET_INIT;
+	struct string_list_item *name;
+
+	if (item->remote || !item->refnames.nr)
+		return NULL;
+	if (!ev->ids_in_upstreams_ready)
+		find_ids_in_upstreams(ev);
+	if (!strmap_get_size(&ev->ids_in_upstreams) ||
+	    !commit_change_id(ev->repo, item->commit, &id))
+		goto out;
+	landed = strmap_get(&ev->ids_in_upstreams, id.buf);
+	if (!landed)
+		goto out;
+	for_each_string_list_item(name, &item->refnames) {
+		struct change_head *head = local_head(ev, name->string);
+
+		if (head)
+			change_history_add(ev->repo, &head->head, &versions);
+	}
+	if (oidset_contains(&versions, &landed->commit->object.oid) ||
+	    !versions_same_patch(ev->repo, item->commit, &versions))
+		landed = NULL;
+	else
+		*upstream = &ev->upstreams.items[landed->upstream];
+out:
+	oidset_clear(&versions);
+	strbuf_release(&id);
+	return landed ? landed->commit : NULL;
+}
+
 /* The first upstream that has `commit` in its history, or NULL. */
 static struct string_list_item *upstream_containing(struct evolver *ev,
 						    struct commit *commit)
@@ -2155,6 +2326,8 @@ static int visit_one(struct evolver *ev, struct evolve_item *item)
 	if (!item->abandoned && ev->upstreams.nr) {
 		struct string_list_item *upstream =
 			upstream_containing(ev, item->commit);
+		struct commit *as = upstream ? NULL :
+			landed_as(ev, item, &upstream);
 
 		if (upstream) {
 			/*
@@ -2164,8 +2337,15 @@ static int visit_one(struct evolver *ev, struct evolve_item *item)
 			item->result = upstream->util;
 			item->changed = upstream->util != item->commit;
 			item->emptied = item->landed = 1;
-			add_step(ev, EVOLVE_STEP_DELETE_LANDED, item,
-				 xstrdup(upstream->string));
+			if (as)
+				add_step(ev, EVOLVE_STEP_DELETE_LANDED_AS, item,
+					 xstrdup(upstream->string))->merge =
+					xstrdup(repo_find_unique_abbrev(ev->repo,
+									&as->object.oid,
+									DEFAULT_ABBREV));
+			else
+				add_step(ev, EVOLVE_STEP_DELETE_LANDED, item,
+					 xstrdup(upstream->string));
 			item->state = ITEM_DONE;
 			return 0;
 		}
@@ -2438,7 +2618,8 @@ static void add_deletions(struct evolver *ev, struct follow_cb *cb)
 		struct string_list_item *name;
 
 		if (step->type != EVOLVE_STEP_DELETE_EMPTY &&
-		    step->type != EVOLVE_STEP_DELETE_LANDED)
+		    step->type != EVOLVE_STEP_DELETE_LANDED &&
+		    step->type != EVOLVE_STEP_DELETE_LANDED_AS)
 			continue;
 		/*
 		 * A carried commit has no change to hide. A change that
@@ -2583,6 +2764,7 @@ static void evolver_init(struct evolver *ev, struct repository *r,
 	oidmap_init(&ev->obsolete, 0);
 	oidset_init(&ev->not_carried, 0);
 	oidset_init(&ev->asked_upstreams, 0);
+	strmap_init(&ev->ids_in_upstreams);
 }
 
 static void evolver_release(struct evolver *ev)
@@ -2601,6 +2783,7 @@ static void evolver_release(struct evolver *ev)
 			oidset_clear(&ev->in_upstream[i]);
 	free(ev->in_upstream);
 	oidset_clear(&ev->asked_upstreams);
+	strmap_clear(&ev->ids_in_upstreams, 1);
 	string_list_clear(&ev->upstreams, 0);
 	oidset_clear(&ev->not_carried);
 	free(ev->published);

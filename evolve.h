@@ -32,6 +32,12 @@ enum evolve_step_type {
 	/* The change's commit is in the upstream `onto`: it is deleted. */
 	EVOLVE_STEP_DELETE_LANDED,
 	/*
+	 * A commit of the upstream `onto`, `merge`, carries the change id
+	 * of the change's commit: the change landed there, edited, and is
+	 * deleted.
+	 */
+	EVOLVE_STEP_DELETE_LANDED_AS,
+	/*
 	 * The change and the change `onto` replaced one commit (divergence):
 	 * --auto-merge merged their versions into one.
 	 */
@@ -57,7 +63,10 @@ struct evolve_step {
 	struct object_id commit;
 	/* What it was rebased onto: a change's refname or an object name. */
 	char *onto;
-	/* EVOLVE_STEP_SQUASH_MERGE: the change of the merge. */
+	/*
+	 * EVOLVE_STEP_SQUASH_MERGE: the change of the merge.
+	 * EVOLVE_STEP_DELETE_LANDED_AS: the commit that carries its id.
+	 */
 	char *merge;
 };
 

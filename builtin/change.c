@@ -8,6 +8,7 @@
 
 #include "builtin.h"
 #include "advice.h"
+#include "change-id.h"
 #include "change-purge.h"
 #include "change-table.h"
 #include "commit.h"
@@ -172,6 +173,8 @@ static void print_porcelain(struct repository *repo, const char *refname,
 {
 	struct object_id head, content;
 	struct strbuf states = STRBUF_INIT;
+	struct strbuf id = STRBUF_INIT;
+	struct commit *commit;
 
 	if (refs_read_ref(get_main_ref_store(repo), refname, &head))
 		return;
@@ -180,9 +183,13 @@ static void print_porcelain(struct repository *repo, const char *refname,
 	add_states(&states, state, 1);
 	if (!odb_has_object(repo->objects, &content, 0))
 		strbuf_addstr(&states, states.len ? ",missing" : "missing");
-	printf("%s %s %s %s\n", refname, oid_to_hex(&head), oid_to_hex(&content),
-	       states.len ? states.buf : "-");
+	commit = lookup_commit_reference_gently(repo, &content, 1);
+	if (!commit || !commit_change_id(repo, commit, &id))
+		strbuf_addch(&id, '-');
+	printf("%s %s %s %s %s\n", refname, oid_to_hex(&head),
+	       oid_to_hex(&content), states.len ? states.buf : "-", id.buf);
 	strbuf_release(&states);
+	strbuf_release(&id);
 }
 
 /*

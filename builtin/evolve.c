@@ -70,6 +70,11 @@ static void print_step(const struct evolve_step *step)
 	case EVOLVE_STEP_DELETE_LANDED:
 		printf(_("deleting %s: it is in %s\n"), name, step->onto);
 		break;
+	case EVOLVE_STEP_DELETE_LANDED_AS:
+		printf(_("deleting %s: it is in %s as %s, "
+			 "which has its change id\n"),
+		       name, step->onto, step->merge);
+		break;
 	case EVOLVE_STEP_MERGE_DIVERGENT:
 		printf(_("merging the divergent versions of %s and %s\n"), name,
 		       step->onto);

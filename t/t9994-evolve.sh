@@ -1181,7 +1181,7 @@ test_expect_success 'merge --amend concluded after a conflict replaces both vers
 		git show HEAD:foo >actual &&
 		test_cmp expect actual &&
 		git change list --porcelain >list &&
-		grep " $(git rev-parse HEAD) current\$" list >holders &&
+		grep " $(git rev-parse HEAD) current -\$" list >holders &&
 		test_line_count = 2 holders &&
 		cut -d " " -f 2 holders | sort -u >metacommits &&
 		test_line_count = 1 metacommits &&
@@ -1501,10 +1501,10 @@ test_expect_success 'change list -v and --porcelain show the states' '
 		cd diverge &&
 		git change list --porcelain >actual &&
 		cat >expect <<-EOF &&
-		refs/metas/b $(git rev-parse "metas/b^{metacommit}") $(git rev-parse metas/b) divergent
-		refs/metas/b-2 $(git rev-parse "metas/b-2^{metacommit}") $(git rev-parse HEAD) current,divergent
-		refs/metas/c $(git rev-parse C) $(git rev-parse C) orphan
-		refs/metas/change $(git rev-parse A) $(git rev-parse A) -
+		refs/metas/b $(git rev-parse "metas/b^{metacommit}") $(git rev-parse metas/b) divergent -
+		refs/metas/b-2 $(git rev-parse "metas/b-2^{metacommit}") $(git rev-parse HEAD) current,divergent -
+		refs/metas/c $(git rev-parse C) $(git rev-parse C) orphan -
+		refs/metas/change $(git rev-parse A) $(git rev-parse A) - -
 		EOF
 		test_cmp expect actual &&
 		git change list -v >actual &&
@@ -1774,7 +1774,7 @@ test_expect_success 'a shallow clone says which changes hold commits beyond its 
 		test_grep "origin/metas/two *[0-9a-f]* (beyond the shallow boundary)\$" out &&
 		test_grep "origin/metas/three *[0-9a-f]* three\$" out &&
 		git change list -r --porcelain >out &&
-		test_grep "^refs/remotes/origin/metas/two .* missing\$" out &&
+		test_grep "^refs/remotes/origin/metas/two .* missing -\$" out &&
 		test_must_fail git checkout -q origin/metas/two 2>err &&
 		test_grep "origin/metas/two. is beyond the shallow boundary" err &&
 		test_cmp_rev HEAD origin/master &&

@@ -396,7 +396,7 @@ test_expect_success 'a local change behind its remote version is marked so' '
 		git change list -v >actual &&
 		test_grep "^\* metas/add-parser .* (behind) Add the parser" actual &&
 		git change list --porcelain >actual &&
-		test_grep "^refs/metas/add-parser .* current,behind$" actual &&
+		test_grep "^refs/metas/add-parser .* current,behind -$" actual &&
 		GIT_TRACE2_EVENT="$(pwd)/behind.event" \
 			git log -1 --decorate=short --format=%d HEAD >actual &&
 		test_grep "(obsolete, 1 commit behind origin/metas/add-parser, " actual &&
@@ -496,6 +496,49 @@ test_expect_success 'conflicting versions: merge --amend stops, --abort, --conti
 		test_grep ! "orphan\|obsolete\|divergent\|behind" actual &&
 		git evolve >actual &&
 		echo "Nothing to evolve" >expect &&
+		test_cmp expect actual
+	)
+'
+
+test_expect_success 'pull --evolve: a commit with the change id, made by another tool, lands it' '
+	test_when_finished "rm -rf jo jj fix.id" &&
+	clone_as jo &&
+	(
+		cd jo &&
+		GIT_TEST_CHANGE_ID_HEADER=true &&
+		export GIT_TEST_CHANGE_ID_HEADER &&
+		git checkout -q -b stack origin/main &&
+		echo fix >fix.c &&
+		git add fix.c &&
+		test_tick &&
+		git commit -q -m "Fix the thing" &&
+		test_commit --no-tag "Build on the fix" more.c &&
+		git cat-file commit HEAD~ >commit &&
+		sed -n "s/^change-id //p" commit >../fix.id &&
+		test_line_count = 1 ../fix.id
+	) &&
+	# Jujutsu, say, lands the fix edited: the same change id, no metacommit
+	"$SERVER_GIT" clone -q server.git jj &&
+	(
+		cd jj &&
+		echo "fix, edited" >fix.c &&
+		"$SERVER_GIT" add fix.c &&
+		test_tick &&
+		"$SERVER_GIT" commit -q -m "Fix the thing (edited)" &&
+		"$SERVER_GIT" cat-file commit HEAD >commit &&
+		sed "/^committer /a\\
+change-id $(cat ../fix.id)" commit >with-id &&
+		landed=$("$SERVER_GIT" hash-object -t commit -w with-id) &&
+		"$SERVER_GIT" push -q origin $landed:refs/heads/main
+	) &&
+	(
+		cd jo &&
+		git pull --evolve >out 2>err &&
+		test_grep "^deleting metas/fix-thing: it is in FETCH_HEAD as [0-9a-f]*, which has its change id\$" out &&
+		test_grep "^rebasing metas/build-fix onto FETCH_HEAD\$" out &&
+		test_cmp_rev stack^ origin/main &&
+		echo "fix, edited" >expect &&
+		git show stack:fix.c >actual &&
 		test_cmp expect actual
 	)
 '

@@ -269,4 +269,92 @@ test_expect_success 'merge --amend keeps the id of the version checked out' '
 	)
 '
 
+test_expect_success 'log --format=%(change-id) and change list --porcelain show it' '
+	change_id second >expect &&
+	git log -1 --format=%\(change-id\) second >actual &&
+	test_cmp expect actual &&
+	GIT_TEST_CHANGE_ID_HEADER=false git commit --allow-empty -m no-id &&
+	git log -1 --format="[%(change-id)]" >actual &&
+	echo "[]" >expect &&
+	test_cmp expect actual &&
+	git change list --porcelain metas/second >actual &&
+	echo "refs/metas/second $(git rev-parse "metas/second^{metacommit}") $(git rev-parse metas/second) - $(change_id metas/second)" >expect &&
+	test_cmp expect actual &&
+	git change list --porcelain metas/no-id >actual &&
+	test_grep " current -\$" actual
+'
+
+test_expect_success 'a malformed id is not shown' '
+	git cat-file commit HEAD >good &&
+	sed "/^committer /a\\
+change-id not-an-id" good >bad &&
+	bad=$(git hash-object -t commit -w bad) &&
+	git log -1 --format="[%(change-id)]" $bad >actual &&
+	echo "[]" >expect &&
+	test_cmp expect actual
+'
+
+# In a new repository $1: a stack c1-c2 on "topic", and on "main" a
+# commit made from c1 by someone else, edited, that carries c1's change
+# id without being recorded as a version of it (as Jujutsu or another
+# clone would make it).
+setup_landed_as () {
+	git init -q -b main "$1" &&
+	cd "$1" &&
+	test_commit base &&
+	git checkout -q -b topic &&
+	test_commit c1 &&
+	test_commit c2 &&
+	git checkout -q main &&
+	test_commit other &&
+	(
+		GIT_TEST_ENABLE_CHANGES=false &&
+		export GIT_TEST_ENABLE_CHANGES &&
+		git cherry-pick c1 &&
+		echo edited >c1.t &&
+		git commit -q -a --amend -m "c1, edited" &&
+		git cat-file commit HEAD >landed &&
+		sed "/^committer /a\\
+change-id $(change_id c1)" landed >landed.id &&
+		git reset -q --hard $(git hash-object -t commit -w landed.id)
+	) &&
+	git checkout -q topic
+}
+
+test_expect_success 'evolve <upstream>: a commit there with the id is the change landed' '
+	(
+		setup_landed_as landed &&
+		git evolve main >actual &&
+		cat >expect <<-EOF &&
+		deleting metas/base: it is in main
+		deleting metas/c1: it is in main as $(git rev-parse --short main), which has its change id
+		rebasing metas/c2 onto main
+		deleting metas/other: it is in main
+		moving branch topic to metas/c2
+		EOF
+		test_cmp expect actual &&
+		test_cmp_rev HEAD~ main &&
+		test_same_id c2 HEAD &&
+		git rev-parse --verify refs/hiddenmetas/c1
+	)
+'
+
+test_expect_success 'evolve <upstream>: not when the change was amended since' '
+	(
+		setup_landed_as amended &&
+		git checkout -q c1 &&
+		echo more >more.t &&
+		git add more.t &&
+		git commit -q --amend -m "c1 and more" &&
+		git checkout -q topic &&
+		# rebased onto the edited commit, as without ids: it conflicts
+		test_must_fail git evolve main >actual 2>err &&
+		test_grep ! "^deleting metas/c1" actual &&
+		test_grep "could not rebase .metas/c1. onto .main.: conflict" err &&
+		git evolve --abort &&
+		test_must_fail git rev-parse --verify -q refs/hiddenmetas/c1 &&
+		git cat-file -e metas/c1:more.t
+	)
+'
+
 test_done

@@ -784,14 +784,15 @@ static void forget_divergent(struct repository *r)
 /*
  * After `old` was replaced by `new`: if a change that held `old` had
  * already moved on from it (the user amended an earlier version again),
- * the change of `new` and that one diverge. Say so with the commands that
- * resolve it and remember it for evolve_count_divergent(). Returns
- * whether it did.
+ * the change of `new` and that one diverge. Remember it for
+ * evolve_count_divergent() and return 1, appending the names of the
+ * two changes to `ours` and `theirs` unless they are NULL.
  */
-static int report_divergence_from(struct repository *r,
-				  struct content_index_cache *cache,
-				  const struct object_id *old,
-				  const struct object_id *new)
+static int find_divergence_from(struct repository *r,
+				struct content_index_cache *cache,
+				const struct object_id *old,
+				const struct object_id *new,
+				struct strbuf *ours, struct strbuf *theirs)
 {
 	struct string_list listed = STRING_LIST_INIT_DUP;
 	struct strbuf holder = STRBUF_INIT;
@@ -810,13 +811,10 @@ static int report_divergence_from(struct repository *r,
 		    !changes_diverge(r, holder.buf, item->string))
 			continue;
 		note_divergent(r, holder.buf, item->string);
-		advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,
-				  _("%s and %s were both amended from one version (divergence); merge them with\n"
-				    "  git checkout %s && git merge --amend %s"),
-				  holder.buf + strlen("refs/"),
-				  item->string + strlen("refs/"),
-				  holder.buf + strlen("refs/"),
-				  item->string + strlen("refs/"));
+		if (ours) {
+			strbuf_addstr(ours, holder.buf + strlen("refs/"));
+			strbuf_addstr(theirs, item->string + strlen("refs/"));
+		}
 		found = 1;
 		break;
 	}
@@ -826,21 +824,56 @@ out:
 	return found;
 }
 
+/*
+ * One hint however many rewrites diverge (a rebase of an old version of
+ * a stack diverges once per change): the pair to merge when there is
+ * one, how many and the first pair as an example otherwise.
+ */
+static void advise_divergence(size_t nr, const char *ours, const char *theirs)
+{
+	if (nr == 1)
+		advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,
+				  _("%s and %s were both amended from one version (divergence); merge them with\n"
+				    "  git checkout %s && git merge --amend %s"),
+				  ours, theirs, ours, theirs);
+	else if (nr > 1)
+		advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,
+				  Q_("%"PRIuMAX" change you rewrote was also amended from the same version elsewhere (divergence);\n"
+				     "\"git change list -v\" marks it. Merge each pair, the first with\n"
+				     "  git checkout %s && git merge --amend %s",
+				     "%"PRIuMAX" changes you rewrote were also amended from the same versions elsewhere (divergence);\n"
+				     "\"git change list -v\" marks them. Merge each pair, the first with\n"
+				     "  git checkout %s && git merge --amend %s",
+				     nr),
+				  (uintmax_t)nr, ours, theirs);
+}
+
 void evolve_report_rewrites(struct repository *r,
 			    const struct commit_rewrite *rewrites, size_t nr)
 {
 	struct content_index_cache cache = { 0 };
 	struct oid_array replaced = OID_ARRAY_INIT;
+	struct strbuf ours = STRBUF_INIT, theirs = STRBUF_INIT;
+	size_t diverging = 0;
 
 	if (!repo_changes_enabled(r))
 		return;
 	for (size_t i = 0; i < nr; i++)
 		oid_array_append(&replaced, &rewrites[i].old);
 	report_orphans(r, &cache, &replaced);
-	for (size_t i = 0; i < nr; i++)
-		if (!is_null_oid(&rewrites[i].new))
-			report_divergence_from(r, &cache, &rewrites[i].old,
-					       &rewrites[i].new);
+	for (size_t i = 0; i < nr; i++) {
+		if (is_null_oid(&rewrites[i].new))
+			continue;
+		/* The first pair goes in the hint. */
+		if (find_divergence_from(r, &cache, &rewrites[i].old,
+					 &rewrites[i].new,
+					 diverging ? NULL : &ours,
+					 diverging ? NULL : &theirs))
+			diverging++;
+	}
+	advise_divergence(diverging, ours.buf, theirs.buf);
+	strbuf_release(&ours);
+	strbuf_release(&theirs);
 	oid_array_clear(&replaced);
 	content_index_cache_release(&cache);
 }

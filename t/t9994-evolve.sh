@@ -1278,6 +1278,27 @@ test_expect_success 'rebasing an earlier version again says divergent, and so do
 	)
 '
 
+test_expect_success 'a rebase that diverges for each change of a stack says it once' '
+	git init divergent-stack &&
+	(
+		cd divergent-stack &&
+		test_commit base &&
+		test_commit one &&
+		test_commit two &&
+		test_commit three &&
+		test_tick &&
+		git rebase -q --force-rebase base &&
+		git checkout -q --detach three &&
+		test_tick &&
+		git rebase -q --force-rebase base 2>err &&
+		test_grep "hint: 3 changes you rewrote were also amended from the same versions elsewhere (divergence);" err &&
+		test_grep "hint:   git checkout metas/one-2 && git merge --amend metas/one\$" err &&
+		grep -c "divergence" err >count &&
+		echo 1 >expect &&
+		test_cmp expect count
+	)
+'
+
 test_expect_success 'merge --amend of a version that HEAD already contains records it' '
 	git init merge-contained &&
 	(

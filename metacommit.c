@@ -270,10 +270,19 @@ int peel_change_head(struct repository *r, const char *refname,
 	struct commit *commit;
 	int peeled = 0;
 
-	if (!is_change_refname(refname) ||
-	    odb_read_object_info(r->objects, oid, NULL) != OBJ_COMMIT)
+	if (!is_change_refname(refname))
 		return 0;
-	commit = lookup_commit(r, oid);
+	/*
+	 * The commit graph knows a commit, and whether it can be a
+	 * metacommit, without reading its object: "log --decorate" asks
+	 * this of every change.
+	 */
+	commit = lookup_commit_in_graph(r, oid);
+	if (!commit) {
+		if (odb_read_object_info(r->objects, oid, NULL) != OBJ_COMMIT)
+			return 0;
+		commit = lookup_commit(r, oid);
+	}
 	if (commit && !known_not_metacommit(r, commit) &&
 	    parse_metacommit_unparsed(r, commit, &data, &err) > 0) {
 		oidcpy(oid, &data.content);

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "gettext.h"
 #include "metacommit.h"
+#include "odb.h"
 #include "parse.h"
 #include "repository.h"
 
@@ -46,20 +47,31 @@ int change_id_is_valid(const char *id, size_t len)
 int commit_change_id(struct repository *r, struct commit *commit,
 		     struct strbuf *id)
 {
-	const char *buffer = repo_get_commit_buffer(r, commit, NULL);
+	const char *buffer = get_cached_commit_buffer(r, commit, NULL);
+	char *read = NULL;
 	const char *value;
 	size_t len;
 	int found = 0;
 
-	if (!buffer)
-		return 0;
+	/* Not repo_get_commit_buffer(), which dies on a missing object. */
+	if (!buffer) {
+		enum object_type type;
+		unsigned long size;
+
+		read = odb_read_object(r->objects, &commit->object.oid,
+				       &type, &size);
+		if (!read || type != OBJ_COMMIT)
+			goto out;
+		buffer = read;
+	}
 	value = find_commit_header(buffer, CHANGE_ID_HEADER, &len);
 	if (value && change_id_is_valid(value, len)) {
 		strbuf_reset(id);
 		strbuf_add(id, value, len);
 		found = 1;
 	}
-	repo_unuse_commit_buffer(r, commit, buffer);
+out:
+	free(read);
 	return found;
 }
 

@@ -34,7 +34,8 @@ int change_id_is_valid(const char *id, size_t len);
 
 /*
  * Set `id` to the id in the header of `commit` and return 1; return 0,
- * leaving `id` alone, if it has none or a malformed one.
+ * leaving `id` alone, if it has none or a malformed one, or if it cannot
+ * be read (never dies).
  */
 int commit_change_id(struct repository *r, struct commit *commit,
 		     struct strbuf *id);

@@ -1489,6 +1489,12 @@ struct landed_commit {
 	struct commit *commit;
 	/* The upstream (in evolver.upstreams) that has it. */
 	size_t upstream;
+	/*
+	 * Another commit there has the id too (an earlier version, or a
+	 * copy whose tool kept the header): which one the change became
+	 * is unknown, and it is not taken as landed.
+	 */
+	unsigned ambiguous:1;
 };
 
 /*
@@ -1511,9 +1517,14 @@ static void find_ids_in_upstream(struct evolver *ev, struct rev_info *revs,
 		struct landed_commit *landed;
 
 		if (!commit_change_id(ev->repo, commit, &id) ||
-		    !strset_contains(wanted, id.buf) ||
-		    strmap_contains(&ev->ids_in_upstreams, id.buf))
+		    !strset_contains(wanted, id.buf))
 			continue;
+		landed = strmap_get(&ev->ids_in_upstreams, id.buf);
+		if (landed) {
+			if (landed->commit != commit)
+				landed->ambiguous = 1;
+			continue;
+		}
 		CALLOC_ARRAY(landed, 1);
 		landed->commit = commit;
 		landed->upstream = nr;
@@ -1530,7 +1541,8 @@ static void find_ids_in_upstreams(struct evolver *ev)
 {
 	struct strset wanted = STRSET_INIT;
 	struct strbuf id = STRBUF_INIT;
-	struct object_array changes = OBJECT_ARRAY_INIT;
+	struct commit **changes = NULL;
+	size_t nr = 0, alloc = 0;
 	struct oidmap_iter iter;
 	struct evolve_item *item;
 
@@ -1538,27 +1550,29 @@ static void find_ids_in_upstreams(struct evolver *ev)
 	oidmap_iter_init(&ev->items, &iter);
 	while ((item = oidmap_iter_next(&iter))) {
 		if (item->remote || !item->refnames.nr ||
+		    repo_parse_commit(ev->repo, item->commit) ||
 		    !commit_change_id(ev->repo, item->commit, &id))
 			continue;
 		strset_add(&wanted, id.buf);
-		add_object_array(&item->commit->object, NULL, &changes);
+		ALLOC_GROW(changes, nr + 1, alloc);
+		changes[nr++] = item->commit;
 	}
 	for (size_t i = 0; strset_get_size(&wanted) && i < ev->upstreams.nr; i++) {
+		struct commit *tip = ev->upstreams.items[i].util;
 		struct rev_info revs;
 
 		repo_init_revisions(ev->repo, &revs, NULL);
-		for (size_t j = 0; j < changes.nr; j++) {
-			struct object *o = changes.objects[j].item;
-
-			o->flags |= UNINTERESTING;
-			add_pending_object(&revs, o, "");
+		for (size_t j = 0; j < nr; j++) {
+			changes[j]->object.flags |= UNINTERESTING;
+			add_pending_object(&revs, &changes[j]->object, "");
 		}
-		find_ids_in_upstream(ev, &revs, ev->upstreams.items[i].util,
-				     i, &wanted);
+		find_ids_in_upstream(ev, &revs, tip, i, &wanted);
 		release_revisions(&revs);
-		reset_revision_walk();
+		/* Leave no mark for the walks that come after. */
+		clear_commit_marks_many(nr, changes, ALL_REV_FLAGS);
+		clear_commit_marks(tip, ALL_REV_FLAGS);
 	}
-	object_array_clear(&changes);
+	free(changes);
 	strset_clear(&wanted);
 	strbuf_release(&id);
 }
@@ -1587,8 +1601,11 @@ static int versions_same_patch(struct repository *r, struct commit *commit,
 	while (same && (oid = oidset_iter_next(&iter))) {
 		struct commit *version = lookup_commit_reference_gently(r, oid, 1);
 
-		if (!version || repo_parse_commit(r, version) ||
-		    is_metacommit(r, version))
+		if (!version || repo_parse_commit(r, version)) {
+			same = 0;	/* unknown: assume it was amended */
+			break;
+		}
+		if (is_metacommit(r, version))
 			continue;
 		if (commit_patch_id(version, &opts, &other, 0) ||
 		    !oideq(&patch, &other))
@@ -1626,8 +1643,10 @@ static struct commit *landed_as(struct evolver *ev, struct evolve_item *item,
 	    !commit_change_id(ev->repo, item->commit, &id))
 		goto out;
 	landed = strmap_get(&ev->ids_in_upstreams, id.buf);
-	if (!landed)
+	if (!landed || landed->ambiguous) {
+		landed = NULL;
 		goto out;
+	}
 	for_each_string_list_item(name, &item->refnames) {
 		struct change_head *head = local_head(ev, name->string);
 

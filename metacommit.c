@@ -278,11 +278,12 @@ int peel_change_head(struct repository *r, const char *refname,
 	 * this of every change.
 	 */
 	commit = lookup_commit_in_graph(r, oid);
-	if (!commit) {
-		if (odb_read_object_info(r->objects, oid, NULL) != OBJ_COMMIT)
-			return 0;
-		commit = lookup_commit(r, oid);
-	}
+	if (commit && known_not_metacommit(r, commit))
+		return 0;
+	/* A graph may be stale: make sure the object is there. */
+	if (odb_read_object_info(r->objects, oid, NULL) != OBJ_COMMIT)
+		return 0;
+	commit = lookup_commit(r, oid);
 	if (commit && !known_not_metacommit(r, commit) &&
 	    parse_metacommit_unparsed(r, commit, &data, &err) > 0) {
 		oidcpy(oid, &data.content);

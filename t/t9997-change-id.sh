@@ -137,6 +137,18 @@ test_expect_success 'rebase keeps the id of a pick stopped on a conflict' '
 	test_same_id t3 HEAD
 '
 
+test_expect_success 'a second commit at a stopped pick is a new one' '
+	git checkout -q -B stopped-twice topic &&
+	test_must_fail git rebase -q conflicting &&
+	echo resolved >t3.t &&
+	git add t3.t &&
+	git commit -q --no-edit &&
+	test_same_id t3 HEAD &&
+	git commit -q --allow-empty -m "more at the stop" &&
+	test_new_id t3 HEAD &&
+	git rebase --continue
+'
+
 test_expect_success 'cherry-pick and revert start changes' '
 	git checkout -q -B picks other &&
 	git cherry-pick t1 &&
@@ -336,6 +348,26 @@ test_expect_success 'evolve <upstream>: a commit there with the id is the change
 		test_cmp_rev HEAD~ main &&
 		test_same_id c2 HEAD &&
 		git rev-parse --verify refs/hiddenmetas/c1
+	)
+'
+
+test_expect_success 'evolve <upstream>: not when two commits there have the id' '
+	(
+		setup_landed_as twice &&
+		git checkout -q main &&
+		(
+			GIT_TEST_ENABLE_CHANGES=false &&
+			export GIT_TEST_ENABLE_CHANGES &&
+			git commit -q --allow-empty -m "c1, copied" &&
+			git cat-file commit HEAD >copy &&
+			sed "/^committer /a\\
+change-id $(change_id c1)" copy >copy.id &&
+			git reset -q --hard $(git hash-object -t commit -w copy.id)
+		) &&
+		git checkout -q topic &&
+		test_must_fail git evolve main >actual 2>err &&
+		test_grep ! "^deleting metas/c1" actual &&
+		git evolve --abort
 	)
 '
 

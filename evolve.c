@@ -1547,6 +1547,8 @@ static void find_ids_in_upstreams(struct evolver *ev)
 	struct evolve_item *item;
 
 	ev->ids_in_upstreams_ready = 1;
+	if (!ev->in_upstream)
+		find_commits_in_upstreams(ev);
 	oidmap_iter_init(&ev->items, &iter);
 	while ((item = oidmap_iter_next(&iter))) {
 		if (item->remote || !item->refnames.nr ||
@@ -1563,6 +1565,13 @@ static void find_ids_in_upstreams(struct evolver *ev)
 
 		repo_init_revisions(ev->repo, &revs, NULL);
 		for (size_t j = 0; j < nr; j++) {
+			/*
+			 * A change already in the upstream (its tip, even)
+			 * would hide what lies below it.
+			 */
+			if (oidset_contains(&ev->in_upstream[i],
+					    &changes[j]->object.oid))
+				continue;
 			changes[j]->object.flags |= UNINTERESTING;
 			add_pending_object(&revs, &changes[j]->object, "");
 		}

@@ -351,6 +351,26 @@ test_expect_success 'evolve <upstream>: a commit there with the id is the change
 	)
 '
 
+test_expect_success 'evolve <upstream>: landed by id below a change there; --abort restores it' '
+	(
+		setup_landed_as aborted &&
+		git checkout -q main &&
+		echo "main too" >c2.t &&
+		git add c2.t &&
+		git commit -q -m "c2.t on main" &&
+		git checkout -q topic &&
+		git for-each-ref refs/metas refs/heads >before &&
+		git rev-parse HEAD >head.before &&
+		test_must_fail git evolve main >actual 2>err &&
+		test_grep "^deleting metas/c1: it is in main as" actual &&
+		git evolve --abort &&
+		git for-each-ref refs/metas refs/heads >after &&
+		test_cmp before after &&
+		git rev-parse HEAD >head.after &&
+		test_cmp head.before head.after
+	)
+'
+
 test_expect_success 'evolve <upstream>: not when two commits there have the id' '
 	(
 		setup_landed_as twice &&

@@ -647,10 +647,11 @@ void evolve_report_orphans(struct repository *r,
  * change had already replaced, a fetch of a version amended on both
  * sides), so that "git status" can count those still unresolved without
  * reading every change. One "<refname> <refname>" line per divergence,
- * the first a local change; appended, and removed by evolve when nothing
- * is left to evolve. Read back, it is untrusted: lines that do not name
- * two changes are skipped, only the newest DIVERGENT_MAX are read, and
- * the refs are only read.
+ * the first a local change, or "<refname> <commit>" for a fetched commit
+ * with the change id of that change; appended, and removed by evolve when
+ * nothing is left to evolve. Read back, it is untrusted: lines that do
+ * not name a change and a change or commit are skipped, only the newest
+ * DIVERGENT_MAX are read, and the refs are only read.
  */
 #define DIVERGENT_FILE "evolve-divergent"
 #define DIVERGENT_MAX 64
@@ -719,6 +720,66 @@ static int changes_diverge(struct repository *r, const char *a, const char *b)
 	return diverge;
 }
 
+/*
+ * Whether the fetched commit `fetched`, which has the change id of the
+ * local change `local` (whose commit is `content`), diverges from it:
+ * it is not that commit, not an earlier version of the change, not
+ * built on it (as a commit that has its id by mistake would be), and
+ * not a version that a fetched change (`fetched_versions`) already
+ * says how it relates to the user's.
+ */
+static int fetched_version_diverges(struct repository *r, const char *local,
+				    const struct object_id *content,
+				    struct commit *fetched,
+				    const struct oidset *fetched_versions)
+{
+	struct oidset ours = OIDSET_INIT;
+	struct object_id head;
+	struct commit *commit;
+	int diverges = 0;
+
+	if (oideq(content, &fetched->object.oid) ||
+	    oidset_contains(fetched_versions, &fetched->object.oid) ||
+	    refs_read_ref(get_main_ref_store(r), local, &head))
+		return 0;
+	change_history_add(r, &head, &ours);
+	commit = lookup_commit_reference_gently(r, content, 1);
+	diverges = commit && !oidset_contains(&ours, &fetched->object.oid) &&
+		   repo_in_merge_bases(r, commit, fetched) == 0;
+	oidset_clear(&ours);
+	return diverges;
+}
+
+/*
+ * Whether the commit `fetched`, noted by a fetch as a version of the
+ * change `local` by its change id, still diverges from it: both still
+ * have the same id, and neither replaced the other since.
+ */
+static int fetched_id_diverges(struct repository *r, const char *local,
+			       const struct object_id *fetched)
+{
+	struct oidset none = OIDSET_INIT;
+	struct strbuf ours = STRBUF_INIT, theirs = STRBUF_INIT;
+	struct commit *commit = lookup_commit_reference_gently(r, fetched, 1);
+	struct commit *content_commit;
+	struct object_id content;
+	int diverges = 0;
+
+	if (!commit || refs_read_ref(get_main_ref_store(r), local, &content))
+		goto out;
+	peel_change_head(r, local, &content);
+	content_commit = lookup_commit_reference_gently(r, &content, 1);
+	diverges = content_commit &&
+		   commit_change_id(r, content_commit, &ours) &&
+		   commit_change_id(r, commit, &theirs) &&
+		   !strcmp(ours.buf, theirs.buf) &&
+		   fetched_version_diverges(r, local, &content, commit, &none);
+out:
+	strbuf_release(&ours);
+	strbuf_release(&theirs);
+	return diverges;
+}
+
 int evolve_count_divergent(struct repository *r)
 {
 	char *path;
@@ -726,6 +787,8 @@ int evolve_count_divergent(struct repository *r)
 	struct string_list lines = STRING_LIST_INIT_NODUP;
 	struct string_list divergent = STRING_LIST_INIT_DUP;
 	struct strset pairs = STRSET_INIT;
+	struct object_id fetched;
+	const char *end;
 	size_t first;
 	int count;
 
@@ -748,9 +811,15 @@ int evolve_count_divergent(struct repository *r)
 			continue;
 		*other++ = '\0';
 		if (!starts_with(local, CHANGES_REF_PREFIX) ||
-		    !is_change_refname(other) ||
-		    check_refname_format(local, 0) ||
-		    check_refname_format(other, 0))
+		    check_refname_format(local, 0))
+			continue;
+		if (!parse_oid_hex_algop(other, &fetched, &end, r->hash_algo) &&
+		    !*end) {
+			if (fetched_id_diverges(r, local, &fetched))
+				string_list_insert(&divergent, local);
+			continue;
+		}
+		if (!is_change_refname(other) || check_refname_format(other, 0))
 			continue;
 		if (changes_diverge(r, local, other)) {
 			string_list_insert(&divergent, local);
@@ -924,10 +993,142 @@ out:
 	return ret;
 }
 
+/* The walk being set up, and the refs the fetch moved. */
+struct fetched_walk_data {
+	struct rev_info *revs;
+	struct strset *moved;
+};
+
+/* The refs the fetch did not move bound the walk (not the changes). */
+static int hide_unmoved_ref(const struct reference *ref, void *cb_data)
+{
+	struct fetched_walk_data *data = cb_data;
+	struct commit *commit;
+
+	if (is_change_refname(ref->name) || strset_contains(data->moved, ref->name))
+		return 0;
+	commit = lookup_commit_reference_gently(data->revs->repo, ref->oid, 1);
+	if (commit) {
+		commit->object.flags |= UNINTERESTING;
+		add_pending_object(data->revs, &commit->object, ref->name);
+	}
+	return 0;
+}
+
+/*
+ * Start the walk `revs` of the commits the fetch brought on refs that
+ * are not changes: from the new values of those `moves`, down to their
+ * old values and to the branches and remote-tracking branches it did
+ * not move. Returns 0 if there is something to walk.
+ */
+static int start_fetched_walk(struct repository *r, struct rev_info *revs,
+			      const struct ref_move *moves, size_t nr)
+{
+	struct ref_store *refs = get_main_ref_store(r);
+	struct strset moved = STRSET_INIT;
+	struct fetched_walk_data data = { .revs = revs, .moved = &moved };
+	int interesting = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		struct commit *commit;
+
+		if (is_change_refname(moves[i].refname))
+			continue;
+		strset_add(&moved, moves[i].refname);
+		commit = is_null_oid(&moves[i].new) ? NULL :
+			 lookup_commit_reference_gently(r, &moves[i].new, 1);
+		if (commit) {
+			add_pending_object(revs, &commit->object, moves[i].refname);
+			interesting = 1;
+		}
+		commit = is_null_oid(&moves[i].old) ? NULL :
+			 lookup_commit_reference_gently(r, &moves[i].old, 1);
+		if (commit) {
+			commit->object.flags |= UNINTERESTING;
+			add_pending_object(revs, &commit->object, moves[i].refname);
+		}
+	}
+	if (interesting) {
+		struct refs_for_each_ref_options branches = {
+			.prefix = "refs/heads/",
+		};
+		struct refs_for_each_ref_options remotes = {
+			.prefix = "refs/remotes/",
+		};
+
+		refs_for_each_ref_ext(refs, hide_unmoved_ref, &data, &branches);
+		refs_for_each_ref_ext(refs, hide_unmoved_ref, &data, &remotes);
+	}
+	strset_clear(&moved);
+	if (!interesting || prepare_revision_walk(revs))
+		return -1;
+	return 0;
+}
+
+/*
+ * After a fetch: the commits it brought on branches (not changes) that
+ * carry the change id of one of the user's changes, and are versions of
+ * it that neither replace it nor are replaced by it, as Jujutsu or
+ * another clone without changes would make them: divergence, reported
+ * with what resolves it. Costs nothing when no change ever had an id,
+ * otherwise the walk of the commits fetched.
+ */
+static void report_fetched_ids(struct repository *r,
+			       const struct ref_move *moves, size_t nr,
+			       const struct oidset *fetched_versions)
+{
+	struct content_index_cache cache = { 0 };
+	struct strbuf id = STRBUF_INIT;
+	struct rev_info revs;
+	struct commit *commit;
+	char *path = repo_common_path(r, "metas-ids");
+	int indexed = is_directory(path);
+
+	free(path);
+	if (!indexed)
+		goto out;
+	repo_init_revisions(r, &revs, NULL);
+	if (start_fetched_walk(r, &revs, moves, nr))
+		goto walked;
+	while ((commit = get_revision(&revs))) {
+		struct string_list holders = STRING_LIST_INIT_DUP;
+		struct string_list_item *holder;
+
+		strbuf_reset(&id);
+		if (commit_change_id(r, commit, &id))
+			changes_with_id(r, &cache, id.buf, &holders);
+		for_each_string_list_item(holder, &holders) {
+			const char *abbrev;
+			const char *name = holder->string + strlen("refs/");
+
+			if (!fetched_version_diverges(r, holder->string,
+						      holder->util, commit,
+						      fetched_versions))
+				continue;
+			note_divergent(r, holder->string,
+				       oid_to_hex(&commit->object.oid));
+			abbrev = repo_find_unique_abbrev(r, &commit->object.oid,
+							 DEFAULT_ABBREV);
+			advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,
+					  _("%s, fetched, has the change id of %s but neither replaces it nor is replaced by it (divergence).\n"
+					    "If it landed upstream, \"git evolve <upstream>\" drops yours; otherwise merge them with\n"
+					    "  git checkout %s && git merge --amend %s"),
+					  abbrev, name, name, abbrev);
+		}
+		string_list_clear(&holders, 1);
+	}
+walked:
+	release_revisions(&revs);
+out:
+	content_index_cache_release(&cache);
+	strbuf_release(&id);
+}
+
 void evolve_report_fetched(struct repository *r, const struct ref_move *moves,
 			   size_t nr)
 {
 	struct oid_array replaced = OID_ARRAY_INIT;
+	struct oidset fetched_versions = OIDSET_INIT;
 	int count;
 
 	if (!repo_changes_enabled(r))
@@ -940,6 +1141,10 @@ void evolve_report_fetched(struct repository *r, const struct ref_move *moves,
 		if (!name || is_null_oid(&moves[i].new))
 			continue;
 		change_history_add(r, &moves[i].new, &history);
+		change_history_add(r, &moves[i].new, &fetched_versions);
+		oidcpy(&commit, &moves[i].new);
+		peel_change_head(r, moves[i].refname, &commit);
+		oidset_insert(&fetched_versions, &commit);
 		/* The version fetched before, amended since. */
 		oidcpy(&commit, &moves[i].old);
 		if (!is_null_oid(&commit) && oidset_contains(&history, &commit)) {
@@ -961,6 +1166,8 @@ void evolve_report_fetched(struct repository *r, const struct ref_move *moves,
 				     count),
 				  count);
 	}
+	report_fetched_ids(r, moves, nr, &fetched_versions);
+	oidset_clear(&fetched_versions);
 	oid_array_clear(&replaced);
 }
 

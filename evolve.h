@@ -339,13 +339,19 @@ void evolve_report_rewrites(struct repository *r,
 int evolve_count_divergent(struct repository *r);
 
 /*
- * After a fetch moved changes of a remote (`moves`: refs under
- * refs/remotes/<remote>/metas/, from `old` to `new`; other refs are
- * ignored), say what the user's changes need, as hints: a change of the
- * same name that is behind the version fetched (evolve fast-forwards
- * it), one that diverged from it (a merge resolves it), and how many
- * changes are built on versions the fetch replaced (remembered for "git
- * status", as after an amend). Says nothing when changes do not record.
+ * After a fetch moved refs (`moves`, from `old` to `new`), say what the
+ * user's changes need, as hints. Of the changes of a remote (refs under
+ * refs/remotes/<remote>/metas/): a change of the same name that is
+ * behind the version fetched (evolve fast-forwards it), one that
+ * diverged from it (a merge resolves it), and how many changes are
+ * built on versions the fetch replaced (remembered for "git status", as
+ * after an amend). Of the commits fetched on other refs: those that
+ * carry the change id of a local change (see changes_with_id()) but are
+ * neither a version it replaced nor built on it, nor a version of a
+ * change fetched (divergence, remembered for "git status"). Says
+ * nothing when changes do not record. Costs the walks of the histories
+ * of the changes fetched, and, once a change has had an id, the walk of
+ * the commits fetched.
  */
 struct ref_move;
 void evolve_report_fetched(struct repository *r, const struct ref_move *moves,

@@ -9,6 +9,7 @@
 #include "git-compat-util.h"
 #include "metacommit.h"
 #include "abspath.h"
+#include "change-id.h"
 #include "change-name.h"
 #include "change-table.h"
 #include "commit.h"
@@ -877,32 +878,104 @@ static char *content_index_path(struct repository *r,
 	return repo_common_path(r, "metas-index/%.2s", oid_to_hex(content));
 }
 
-static void index_change(struct repository *r, const struct object_id *content,
-			 const char *refname)
+/*
+ * Append `line` to the index file `path`. A single short write with
+ * O_APPEND does not interleave with a concurrent one, so no lock is
+ * needed.
+ */
+static void append_index_line(struct repository *r, char *path,
+			      const struct strbuf *line)
 {
-	char *path = content_index_path(r, content);
-	struct strbuf line = STRBUF_INIT;
-	int fd = -1;
+	int fd;
 
-	/*
-	 * A single short write with O_APPEND does not interleave with a
-	 * concurrent one, so no lock is needed.
-	 */
-	strbuf_addf(&line, "%s %s\n", oid_to_hex(content), refname);
 	/* The directory is made once: do not look for it every time. */
 	fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0666);
 	if (fd < 0 && errno == ENOENT &&
-	    safe_create_leading_directories(r, path) == SCLD_OK)
+	    safe_create_leading_directories(r, (char *)path) == SCLD_OK)
 		fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0666);
 	if (fd < 0 ||
-	    write_in_full(fd, line.buf, line.len) < 0 ||
+	    write_in_full(fd, line->buf, line->len) < 0 ||
 	    /* Others sharing the repository append to it too. */
 	    adjust_shared_perm(r, path))
 		warning_errno(_("could not update '%s'"), path);
 	if (fd >= 0)
 		close(fd);
+}
+
+/*
+ * The id index maps a change id (the "change-id" header, see
+ * change-id.h) to the changes whose commit carried it, so that a commit
+ * made elsewhere with the id of one of the user's changes (by Jujutsu,
+ * or fetched from another clone) is found as a version of that change
+ * without reading every change. It is kept as the content index is,
+ * beside it, in $GIT_COMMON_DIR/metas-ids/<xx>: one bucket per first
+ * two digits of the id, each a list of "<id> <refname>" lines. Entries
+ * go stale (the change moved to a commit with another id, or was
+ * deleted) and are checked when read (changes_with_id()).
+ */
+static char *id_index_path(struct repository *r, const char *id)
+{
+	return repo_common_path(r, "metas-ids/%.2s", id);
+}
+
+/* The bucket of an id: its first two digits as a byte. */
+static unsigned char id_index_byte(const char *id)
+{
+	return ('z' - id[0]) << 4 | ('z' - id[1]);
+}
+
+static void index_change_id(struct repository *r,
+			    const struct object_id *content,
+			    const char *refname)
+{
+	struct commit *commit = lookup_commit_reference_gently(r, content, 1);
+	struct strbuf id = STRBUF_INIT;
+	struct strbuf line = STRBUF_INIT;
+	char *path;
+
+	if (!commit || !commit_change_id(r, commit, &id))
+		goto out;
+	strbuf_addf(&line, "%s %s\n", id.buf, refname);
+	path = id_index_path(r, id.buf);
+	append_index_line(r, path, &line);
+	free(path);
+out:
+	strbuf_release(&id);
+	strbuf_release(&line);
+}
+
+/* The change `refname` now has `content` as its commit: index it. */
+static void index_change(struct repository *r, const struct object_id *content,
+			 const char *refname)
+{
+	char *path = content_index_path(r, content);
+	struct strbuf line = STRBUF_INIT;
+
+	strbuf_addf(&line, "%s %s\n", oid_to_hex(content), refname);
+	append_index_line(r, path, &line);
+	index_change_id(r, content, refname);
 	strbuf_release(&line);
 	free(path);
+}
+
+/*
+ * The text of the bucket `byte` of an index, kept in `path`: read once
+ * if there is a cache.
+ */
+static const char *index_bucket(struct content_index_cache *cache,
+				unsigned char byte, const char *path,
+				struct strbuf *scratch)
+{
+	struct strbuf *buf = cache ? &cache->buckets[byte] : scratch;
+
+	/* A bucket of the cache starts zeroed, without even strbuf_slopbuf. */
+	if (cache && cache->loaded[byte])
+		return buf->buf ? buf->buf : "";
+	if (strbuf_read_file(buf, path, 0) < 0 && errno != ENOENT)
+		warning_errno(_("could not read '%s'"), path);
+	if (cache)
+		cache->loaded[byte] = 1;
+	return buf->buf ? buf->buf : "";
 }
 
 /* The text of the bucket of `content`, read once if there is a cache. */
@@ -911,20 +984,14 @@ static const char *content_index_bucket(struct repository *r,
 					const struct object_id *content,
 					struct strbuf *scratch)
 {
-	unsigned char byte = content->hash[0];
-	struct strbuf *buf = cache ? &cache->buckets[byte] : scratch;
-	char *path;
+	char *path = NULL;
+	const char *text;
 
-	/* A bucket of the cache starts zeroed, without even strbuf_slopbuf. */
-	if (cache && cache->loaded[byte])
-		return buf->buf ? buf->buf : "";
-	path = content_index_path(r, content);
-	if (strbuf_read_file(buf, path, 0) < 0 && errno != ENOENT)
-		warning_errno(_("could not read '%s'"), path);
+	if (!cache || !cache->loaded[content->hash[0]])
+		path = content_index_path(r, content);
+	text = index_bucket(cache, content->hash[0], path, scratch);
 	free(path);
-	if (cache)
-		cache->loaded[byte] = 1;
-	return buf->buf ? buf->buf : "";
+	return text;
 }
 
 void content_index_listed(struct repository *r, struct content_index_cache *cache,
@@ -960,6 +1027,92 @@ void content_index_cache_release(struct content_index_cache *cache)
 	for (size_t i = 0; i < ARRAY_SIZE(cache->buckets); i++)
 		strbuf_release(&cache->buckets[i]);
 	memset(cache->loaded, 0, sizeof(cache->loaded));
+}
+
+/*
+ * The commit of a change whose head is `head`: `head` itself, or the
+ * content of a metacommit. Returns 0, or -1 for an abandoned or
+ * malformed metacommit.
+ */
+static int live_content(struct repository *r, const struct object_id *head,
+			struct object_id *content)
+{
+	struct metacommit_data data = METACOMMIT_DATA_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct commit *commit = lookup_commit_reference_gently(r, head, 1);
+	int ret = -1;
+
+	if (!commit)
+		goto out;
+	switch (parse_metacommit(r, commit, &data, &err)) {
+	case METACOMMIT_TYPE_NONE:
+		oidcpy(content, head);
+		ret = 0;
+		break;
+	case METACOMMIT_TYPE_NORMAL:
+		oidcpy(content, &data.content);
+		ret = 0;
+		break;
+	default:
+		break;
+	}
+out:
+	metacommit_data_clear(&data);
+	strbuf_release(&err);
+	return ret;
+}
+
+/* Whether the commit `oid` carries the change id `id`. */
+static int has_change_id(struct repository *r, const struct object_id *oid,
+			 const char *id)
+{
+	struct commit *commit = lookup_commit_reference_gently(r, oid, 1);
+	struct strbuf its_id = STRBUF_INIT;
+	int ret = commit && commit_change_id(r, commit, &its_id) &&
+		  !strcmp(its_id.buf, id);
+
+	strbuf_release(&its_id);
+	return ret;
+}
+
+void changes_with_id(struct repository *r, struct content_index_cache *cache,
+		     const char *id, struct string_list *out)
+{
+	struct ref_store *refs = get_main_ref_store(r);
+	struct strbuf scratch = STRBUF_INIT;
+	const char *line;
+	char *path = NULL;
+
+	if (!change_id_is_valid(id, strlen(id)))
+		return;
+	if (!cache || !cache->loaded[id_index_byte(id)])
+		path = id_index_path(r, id);
+	line = index_bucket(cache, id_index_byte(id), path, &scratch);
+	while (*line) {
+		const char *eol = strchrnul(line, '\n');
+		const char *refname;
+		struct object_id head, content;
+		char *name = NULL;
+
+		/* Read back from a file: only local changes are looked up. */
+		if (skip_prefix(line, id, &refname) &&
+		    skip_prefix(refname, " ", &refname)) {
+			name = xmemdupz(refname, eol - refname);
+			if (!is_local_change_refname(name) ||
+			    check_refname_format(name, 0) ||
+			    unsorted_string_list_has_string(out, name) ||
+			    refs_read_ref_full(refs, name, 0, &head, NULL) ||
+			    live_content(r, &head, &content) ||
+			    !has_change_id(r, &content, id))
+				FREE_AND_NULL(name);
+		}
+		if (name)
+			string_list_append_nodup(out, name)->util =
+				oiddup(&content);
+		line = *eol ? eol + 1 : eol;
+	}
+	strbuf_release(&scratch);
+	free(path);
 }
 
 /* Whether `head`, the head of a change, has `content` as its content. */

@@ -193,7 +193,10 @@ int repo_changes_enabled(struct repository *r);
  * Changes that only came by fetch or update-ref are not there.
  */
 struct content_index_cache {
-	/* One bucket per first byte of the object name, read once. */
+	/*
+	 * One bucket per first byte of the object name (of the id for
+	 * changes_with_id()), read once. A cache serves one index.
+	 */
 	struct strbuf buckets[256];
 	unsigned char loaded[256];
 };
@@ -207,6 +210,18 @@ void content_index_cache_release(struct content_index_cache *cache);
 void content_index_listed(struct repository *r, struct content_index_cache *cache,
 			  const struct object_id *content,
 			  struct string_list *refnames);
+
+/*
+ * Append to `out` (a string list that owns its strings) the local changes
+ * whose commit carries the change id `id` (see change-id.h), as the id
+ * index (see metacommit.c) lists them, each with a `util` pointing to a
+ * newly allocated copy of that commit's name. Stale entries are checked
+ * against the refs and dropped; an abandoned change is not listed.
+ * Changes that only came by fetch or update-ref are not there. With a
+ * `cache` (or NULL), each bucket of the index is read once.
+ */
+void changes_with_id(struct repository *r, struct content_index_cache *cache,
+		     const char *id, struct string_list *out);
 
 /*
  * Whether a rebase is in progress in the current worktree (a "git am" is

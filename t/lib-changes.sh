@@ -50,3 +50,23 @@ commit_secret_and_amend_it_out () {
 	test_tick &&
 	git commit -q --amend --no-edit
 }
+
+# Set SERVER_GIT to an unpatched git, for a server: the 2.55.0 built next
+# to this one (make vanilla), else the machine's own, with its own helpers;
+# the git under test only when there is neither.
+find_server_git () {
+	VANILLA_GIT="$GIT_BUILD_DIR/../vanilla/bin/git"
+	if test -x "$VANILLA_GIT"
+	then
+		SERVER_GIT=$VANILLA_GIT
+	elif test -x /usr/bin/git
+	then
+		write_script server-git <<-\EOF
+		unset GIT_EXEC_PATH
+		exec /usr/bin/git "$@"
+		EOF
+		SERVER_GIT=$PWD/server-git
+	else
+		SERVER_GIT=git
+	fi
+}

@@ -12,23 +12,8 @@ and merges, and pushing never needs --force.'
 GIT_TEST_ENABLE_CHANGES=true
 export GIT_TEST_ENABLE_CHANGES
 
-# The server runs an unpatched git: the 2.55.0 built next to this one
-# (make vanilla), else the machine's own, with its own helpers; the git
-# under test only when there is neither.
-VANILLA_GIT="$GIT_BUILD_DIR/../vanilla/bin/git"
-if test -x "$VANILLA_GIT"
-then
-	SERVER_GIT=$VANILLA_GIT
-elif test -x /usr/bin/git
-then
-	write_script server-git <<-\EOF
-	unset GIT_EXEC_PATH
-	exec /usr/bin/git "$@"
-	EOF
-	SERVER_GIT=$PWD/server-git
-else
-	SERVER_GIT=git
-fi
+# The server runs an unpatched git.
+find_server_git
 
 # Clone the server into "$1", fetching its changes next to its branches,
 # and talking to the server through the unpatched git.

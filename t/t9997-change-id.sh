@@ -8,6 +8,7 @@ of the commit it replaces, one that starts a change gets a new id.'
 
 . ./test-lib.sh
 . "$TEST_DIRECTORY"/lib-rebase.sh
+. "$TEST_DIRECTORY"/lib-changes.sh
 
 GIT_TEST_ENABLE_CHANGES=true
 GIT_TEST_CHANGE_ID_HEADER=true
@@ -406,6 +407,96 @@ test_expect_success 'evolve <upstream>: not when the change was amended since' '
 		git evolve --abort &&
 		test_must_fail git rev-parse --verify -q refs/hiddenmetas/c1 &&
 		git cat-file -e metas/c1:more.t
+	)
+'
+
+# Alice records changes; Bob uses an unpatched git, which keeps the
+# change-id header on "commit --amend" (as Jujutsu keeps it on all its
+# rewrites) and records no change. They share branches through a server
+# that runs an unpatched git.
+bob () {
+	"$SERVER_GIT" -C bob "$@"
+}
+
+test_expect_success 'setup: Alice shares a topic, Bob clones it without changes' '
+	find_server_git &&
+	git init -q --bare idserver.git &&
+	git init -q -b main alice &&
+	(
+		cd alice &&
+		git remote add origin ../idserver.git &&
+		git config remote.origin.uploadpack "\"$SERVER_GIT\" upload-pack" &&
+		git config remote.origin.receivepack "\"$SERVER_GIT\" receive-pack" &&
+		test_commit base &&
+		git checkout -q -b topic &&
+		test_commit c1 &&
+		test_commit c2 &&
+		git push -q origin main topic
+	) &&
+	"$SERVER_GIT" clone -q idserver.git bob &&
+	bob checkout -q topic
+'
+
+test_expect_success 'a fetched earlier version of a change is not divergent' '
+	(
+		cd alice &&
+		echo amended >c2.t &&
+		git commit -q -a --amend -m "c2, amended"
+	) &&
+	bob push -q origin topic:refs/heads/old &&
+	git -C alice fetch origin 2>err &&
+	test_grep ! "divergence" err &&
+	git -C alice status >out &&
+	test_grep ! "divergent" out
+'
+
+test_expect_success 'a fetched commit with the id of a change diverges from it' '
+	bob checkout -q -b fix topic~ &&
+	echo "fixed by Bob" >bob/c1.t &&
+	bob commit -q -a --amend -m "c1, fixed" &&
+	bob push -q origin fix &&
+	(cd alice && change_id c1) >id.alice &&
+	(cd bob && change_id fix) >id.bob &&
+	test_line_count = 1 id.alice &&
+	test_cmp id.alice id.bob &&
+	git -C alice fetch origin 2>err &&
+	fixed=$(git -C alice rev-parse --short origin/fix) &&
+	cat >expect <<-EOF &&
+	hint: $fixed, fetched, has the change id of metas/c1 but neither replaces it nor is replaced by it (divergence).
+	hint: If it landed upstream, "git evolve <upstream>" drops yours; otherwise merge them with
+	hint:   git checkout metas/c1 && git merge --amend $fixed
+	EOF
+	grep "^hint: " err | grep -v "Disable this message" >actual &&
+	test_cmp expect actual &&
+	git -C alice status >out &&
+	test_grep "1 change is divergent" out &&
+	cp -R alice merged &&
+	(
+		cd merged &&
+		git checkout -q metas/c1 &&
+		# both added c1.t
+		test_must_fail git merge -q --amend $fixed >out &&
+		echo "fixed by both" >c1.t &&
+		git add c1.t &&
+		git merge --continue &&
+		git status >out &&
+		test_grep ! "divergent" out &&
+		git fetch origin 2>err &&
+		test_grep ! "divergence" err
+	)
+'
+
+test_expect_success 'pull --evolve: the version with the id that landed replaces the change' '
+	bob push -q origin fix:main &&
+	(
+		cd alice &&
+		git pull --evolve origin main >out 2>err &&
+		landed=$(git rev-parse --short origin/main) &&
+		test_grep "deleting metas/c1: it is in .* as $landed, which has its change id" out &&
+		test_cmp_rev HEAD~ origin/main &&
+		test_same_id c2 HEAD &&
+		git status >out &&
+		test_grep ! "divergent" out
 	)
 '
 

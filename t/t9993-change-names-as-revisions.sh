@@ -332,6 +332,74 @@ test_expect_success 'changes decorate their commit with a commit-graph too' '
 	)
 '
 
+test_expect_success 'log --decorate keeps what change heads peel to in a cache' '
+	git init peel-cache &&
+	(
+		cd peel-cache &&
+		test_commit --no-tag first &&
+		test_tick &&
+		git commit -q --amend -m "first, amended" &&
+		test_commit --no-tag second &&
+		test_path_is_missing .git/metas-peeled &&
+		git log --decorate --decorate-refs=refs/metas/ --format="%s: %D" \
+			>actual 2>err &&
+		cat >expect <<-\EOF &&
+		second: metas/second
+		first, amended: metas/first
+		EOF
+		test_cmp expect actual &&
+		test_must_be_empty err &&
+		test_path_is_file .git/metas-peeled &&
+		cp .git/metas-peeled cache.before &&
+		git log --decorate --decorate-refs=refs/metas/ --format="%s: %D" \
+			>actual &&
+		test_cmp expect actual &&
+		# it knew every head: not written again
+		test_cmp cache.before .git/metas-peeled &&
+		test_tick &&
+		git commit -q --amend -m "second, amended" &&
+		git log --decorate --decorate-refs=refs/metas/ --format="%s: %D" \
+			>actual &&
+		cat >expect <<-\EOF &&
+		second, amended: metas/second
+		first, amended: metas/first
+		EOF
+		test_cmp expect actual &&
+		! test_cmp cache.before .git/metas-peeled
+	)
+'
+
+test_expect_success 'log --decorate ignores a peel cache it cannot use' '
+	(
+		cd peel-cache &&
+		rm .git/metas-peeled &&
+		git log --decorate --decorate-refs=refs/metas/ --format="%s: %D" \
+			>expect &&
+		cp .git/metas-peeled cache.good &&
+		for bad in truncated garbage
+		do
+			case $bad in
+			truncated) test_copy_bytes 100 <cache.good ;;
+			garbage) sed "s/MPC1/MPC9/" cache.good ;;
+			esac >.git/metas-peeled &&
+			git log --decorate --decorate-refs=refs/metas/ \
+				--format="%s: %D" >actual 2>err &&
+			test_cmp expect actual &&
+			test_must_be_empty err &&
+			test_cmp cache.good .git/metas-peeled || return 1
+		done &&
+		# a cache is not worth waiting for, nor an error
+		rm .git/metas-peeled &&
+		>.git/metas-peeled.lock &&
+		git log --decorate --decorate-refs=refs/metas/ --format="%s: %D" \
+			>actual 2>err &&
+		test_cmp expect actual &&
+		test_must_be_empty err &&
+		test_path_is_missing .git/metas-peeled &&
+		rm .git/metas-peeled.lock
+	)
+'
+
 test_expect_success 'a metacommit is read whole while log walks it' '
 	(
 		cd graph &&

@@ -176,6 +176,16 @@ test_expect_success 'merges and merge --squash start changes' '
 	test_new_id t3 HEAD
 '
 
+test_expect_success 'rebase -r keeps the id of a merge it recreates' '
+	git checkout -q -B remerged merged &&
+	git rebase -q -r --force-rebase base &&
+	test_cmp_rev ! merged HEAD &&
+	test_cmp_rev ! merged^2 HEAD^2 &&
+	test_same_id merged HEAD &&
+	test_same_id merged^2 HEAD^2 &&
+	test_must_fail git rev-parse -q --verify REBASE_HEAD
+'
+
 test_expect_success 'replay --onto keeps the ids, --advance starts changes' '
 	git replay --ref-action=print --onto other base..topic >out &&
 	new=$(sed -n "s|^update refs/heads/topic \([^ ]*\) .*|\1|p" out) &&

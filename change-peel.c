@@ -22,12 +22,14 @@
 #include "git-compat-util.h"
 #include "change-peel.h"
 #include "commit.h"
+#include "environment.h"
 #include "hash.h"
 #include "lockfile.h"
 #include "metacommit.h"
 #include "odb.h"
 #include "oidmap.h"
 #include "path.h"
+#include "replace-object.h"
 #include "repository.h"
 #include "strbuf.h"
 #include "wrapper.h"
@@ -69,15 +71,15 @@ static void header(struct repository *r, size_t nr, unsigned char *out)
 	put_be32(out + 8, nr);
 }
 
-/* Take the file read into `cache->file` if it adds up. */
-static void check_file(struct change_peel_cache *cache)
+/* Whether the file read into `cache->file` adds up; take it if so. */
+static int check_file(struct change_peel_cache *cache)
 {
 	const unsigned char *p = (const unsigned char *)cache->file.buf;
 	unsigned char expect[PEEL_CACHE_HEADER_LEN];
 	size_t nr, prev = 0;
 
 	if (cache->file.len < PEEL_CACHE_HEADER_LEN + PEEL_CACHE_FANOUT_LEN)
-		return;
+		return -1;
 	nr = get_be32(p + 8);
 	header(cache->repo, nr, expect);
 	if (memcmp(p, expect, PEEL_CACHE_HEADER_LEN) ||
@@ -85,32 +87,49 @@ static void check_file(struct change_peel_cache *cache)
 	    record_size(cache) != nr ||
 	    (cache->file.len - PEEL_CACHE_HEADER_LEN - PEEL_CACHE_FANOUT_LEN) %
 	    record_size(cache))
-		return;
+		return -1;
 	for (int i = 0; i < 256; i++) {
 		size_t count = get_be32(p + PEEL_CACHE_HEADER_LEN + 4 * i);
 
 		if (count < prev || count > nr)
-			return;
+			return -1;
 		prev = count;
 	}
 	if (prev != nr)
-		return;
+		return -1;
 	cache->fanout = p + PEEL_CACHE_HEADER_LEN;
 	cache->records = cache->fanout + PEEL_CACHE_FANOUT_LEN;
 	cache->nr = nr;
 	cache->asked = xcalloc(1, nr / 8 + 1);
+	return 0;
+}
+
+/*
+ * Whether objects may be read as other objects (replace refs): then
+ * what a head peels to depends on them, and the cache would lie.
+ */
+static int objects_replaced(struct repository *r)
+{
+	if (!replace_refs_enabled(r))
+		return 0;
+	prepare_replace_object(r);
+	return !!oidmap_get_size(&r->objects->replace_map);
 }
 
 struct change_peel_cache *change_peel_cache_load(struct repository *r)
 {
-	struct change_peel_cache *cache = xcalloc(1, sizeof(*cache));
-	char *path = repo_common_path(r, PEEL_CACHE_FILE);
+	struct change_peel_cache *cache;
+	char *path;
 
+	if (!r->gitdir || objects_replaced(r))
+		return NULL;
+	cache = xcalloc(1, sizeof(*cache));
+	path = repo_common_path(r, PEEL_CACHE_FILE);
 	cache->repo = r;
 	strbuf_init(&cache->file, 0);
 	oidmap_init(&cache->learned, 0);
-	if (strbuf_read_file(&cache->file, path, 0) >= 0)
-		check_file(cache);
+	if (strbuf_read_file(&cache->file, path, 0) >= 0 && check_file(cache))
+		strbuf_release(&cache->file);
 	free(path);
 	return cache;
 }
@@ -209,13 +228,15 @@ static int compare_records(const void *a, const void *b, void *rawsz)
 
 /*
  * The records to write: those of the file (only those asked, if they
- * are less than half of it) and those learned, sorted by head.
+ * are less than half of it and every change was asked) and those
+ * learned, sorted by head.
  */
 static size_t collect_records(struct change_peel_cache *cache,
+			      int asked_every_change,
 			      struct peel_record **out)
 {
 	size_t rawsz = cache->repo->hash_algo->rawsz;
-	int all = cache->asked_nr * 2 >= cache->nr;
+	int all = !asked_every_change || cache->asked_nr * 2 >= cache->nr;
 	struct peel_record *records;
 	struct oidmap_iter iter;
 	struct learned_head *e;
@@ -241,7 +262,8 @@ static size_t collect_records(struct change_peel_cache *cache,
 	return nr;
 }
 
-static void write_cache(struct change_peel_cache *cache)
+static void write_cache(struct change_peel_cache *cache,
+			int asked_every_change)
 {
 	struct repository *r = cache->repo;
 	size_t rawsz = r->hash_algo->rawsz;
@@ -250,11 +272,14 @@ static void write_cache(struct change_peel_cache *cache)
 	uint32_t fanout[256] = { 0 };
 	struct strbuf out = STRBUF_INIT;
 	struct peel_record *records;
-	size_t nr = collect_records(cache, &records);
+	size_t nr = collect_records(cache, asked_every_change, &records);
 	char *path = repo_common_path(r, PEEL_CACHE_FILE);
 
-	/* A cache is never worth waiting for, nor an error. */
-	if (nr > UINT32_MAX ||
+	/*
+	 * A cache is never worth waiting for, nor an error, and is not
+	 * written when optional locks are not wanted (see git(1)).
+	 */
+	if (nr > UINT32_MAX || !use_optional_locks() ||
 	    hold_lock_file_for_update(&lock, path, 0) < 0)
 		goto out;
 	header(r, nr, buf);
@@ -270,21 +295,23 @@ static void write_cache(struct change_peel_cache *cache)
 		strbuf_add(&out, records[i].head, rawsz);
 		strbuf_add(&out, records[i].peeled, rawsz);
 	}
-	if (write_in_full(get_lock_file_fd(&lock), out.buf, out.len) < 0 ||
-	    commit_lock_file(&lock) || adjust_shared_perm(r, path))
+	if (write_in_full(get_lock_file_fd(&lock), out.buf, out.len) < 0)
 		rollback_lock_file(&lock);
+	else
+		commit_lock_file(&lock);
 out:
 	free(records);
 	strbuf_release(&out);
 	free(path);
 }
 
-void change_peel_cache_release(struct change_peel_cache *cache)
+void change_peel_cache_release(struct change_peel_cache *cache,
+				int asked_every_change)
 {
 	if (!cache)
 		return;
 	if (oidmap_get_size(&cache->learned))
-		write_cache(cache);
+		write_cache(cache, asked_every_change);
 	oidmap_clear(&cache->learned, 1);
 	free(cache->asked);
 	strbuf_release(&cache->file);

@@ -16,7 +16,9 @@ struct change_peel_cache;
 
 /*
  * Load the cache of `r` from $GIT_COMMON_DIR/metas-peeled. A missing or
- * malformed file gives an empty cache. Never dies.
+ * malformed file gives an empty cache. Returns NULL (no cache) while
+ * replace refs are in use, since objects may then read as others. Never
+ * dies.
  */
 struct change_peel_cache *change_peel_cache_load(struct repository *r);
 
@@ -34,11 +36,13 @@ struct commit *change_peel_cache_commit(struct change_peel_cache *cache,
 					const struct object_id *head);
 
 /*
- * Free the cache, first writing it back if it learned anything (and
- * the lock can be had at once: a cache is never worth waiting for),
- * keeping only the entries that were asked when those are fewer than
- * half of the file.
+ * Free the cache (or NULL), first writing it back if it learned
+ * anything, the lock can be had at once (a cache is never worth waiting
+ * for) and optional locks are wanted. If `asked_every_change` (the
+ * caller asked for the head of every change), the records it did not
+ * ask for are dropped when they are most of the file.
  */
-void change_peel_cache_release(struct change_peel_cache *cache);
+void change_peel_cache_release(struct change_peel_cache *cache,
+			       int asked_every_change);
 
 #endif /* CHANGE_PEEL_H */

@@ -760,11 +760,14 @@ static int fetched_id_diverges(struct repository *r, const char *local,
 {
 	struct oidset none = OIDSET_INIT;
 	struct strbuf ours = STRBUF_INIT, theirs = STRBUF_INIT;
-	struct commit *commit = lookup_commit_reference_gently(r, fetched, 1);
+	struct commit *commit = NULL;
 	struct commit *content_commit;
 	struct object_id content;
 	int diverges = 0;
 
+	/* Read back from a file: never fetch it in a partial clone. */
+	if (odb_has_object(r->objects, fetched, 0))
+		commit = lookup_commit_reference_gently(r, fetched, 1);
 	if (!commit || refs_read_ref(get_main_ref_store(r), local, &content))
 		goto out;
 	peel_change_head(r, local, &content);
@@ -1087,6 +1090,12 @@ static void report_fetched_ids(struct repository *r,
 	free(path);
 	if (!indexed)
 		goto out;
+	/*
+	 * fetch-pack leaves its marks on the local tips (the bits of SEEN
+	 * and UNINTERESTING): start clean, and leave nothing behind for
+	 * the walks the fetch does next (the submodules').
+	 */
+	clear_object_flags(r, ALL_REV_FLAGS);
 	repo_init_revisions(r, &revs, NULL);
 	if (start_fetched_walk(r, &revs, moves, nr))
 		goto walked;
@@ -1119,6 +1128,7 @@ static void report_fetched_ids(struct repository *r,
 	}
 walked:
 	release_revisions(&revs);
+	clear_object_flags(r, ALL_REV_FLAGS);
 out:
 	content_index_cache_release(&cache);
 	strbuf_release(&id);
@@ -1770,19 +1780,25 @@ static void find_ids_in_upstreams(struct evolver *ev)
 		struct commit *tip = ev->upstreams.items[i].util;
 		struct rev_info revs;
 
+		size_t outside = 0;
+
 		repo_init_revisions(ev->repo, &revs, NULL);
 		for (size_t j = 0; j < nr; j++) {
 			/*
 			 * A change already in the upstream (its tip, even)
-			 * would hide what lies below it.
+			 * would hide what lies below it; it has nothing to
+			 * look for there either.
 			 */
 			if (oidset_contains(&ev->in_upstream[i],
 					    &changes[j]->object.oid))
 				continue;
 			changes[j]->object.flags |= UNINTERESTING;
 			add_pending_object(&revs, &changes[j]->object, "");
+			outside++;
 		}
-		find_ids_in_upstream(ev, &revs, tip, i, &wanted);
+		/* Without a change outside it, the walk would be unbounded. */
+		if (outside)
+			find_ids_in_upstream(ev, &revs, tip, i, &wanted);
 		release_revisions(&revs);
 		/* Leave no mark for the walks that come after. */
 		clear_commit_marks_many(nr, changes, ALL_REV_FLAGS);

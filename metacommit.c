@@ -27,6 +27,7 @@
 #include "refs.h"
 #include "repository.h"
 #include "string-list.h"
+#include "strmap.h"
 #include "strbuf.h"
 
 void metacommit_data_clear(struct metacommit_data *data)
@@ -883,7 +884,7 @@ static char *content_index_path(struct repository *r,
  * O_APPEND does not interleave with a concurrent one, so no lock is
  * needed.
  */
-static void append_index_line(struct repository *r, char *path,
+static void append_index_line(struct repository *r, const char *path,
 			      const struct strbuf *line)
 {
 	int fd;
@@ -891,6 +892,7 @@ static void append_index_line(struct repository *r, char *path,
 	/* The directory is made once: do not look for it every time. */
 	fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0666);
 	if (fd < 0 && errno == ENOENT &&
+	    /* It only cuts the string for a while. */
 	    safe_create_leading_directories(r, (char *)path) == SCLD_OK)
 		fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0666);
 	if (fd < 0 ||
@@ -1080,6 +1082,8 @@ void changes_with_id(struct repository *r, struct content_index_cache *cache,
 {
 	struct ref_store *refs = get_main_ref_store(r);
 	struct strbuf scratch = STRBUF_INIT;
+	/* A change amended n times is listed n times: check it once. */
+	struct strset tried = STRSET_INIT;
 	const char *line;
 	char *path = NULL;
 
@@ -1091,14 +1095,15 @@ void changes_with_id(struct repository *r, struct content_index_cache *cache,
 	while (*line) {
 		const char *eol = strchrnul(line, '\n');
 		const char *refname;
-		struct object_id head, content;
+		struct object_id head, content = { 0 };
 		char *name = NULL;
 
 		/* Read back from a file: only local changes are looked up. */
 		if (skip_prefix(line, id, &refname) &&
 		    skip_prefix(refname, " ", &refname)) {
 			name = xmemdupz(refname, eol - refname);
-			if (!is_local_change_refname(name) ||
+			if (!strset_add(&tried, name) ||
+			    !is_local_change_refname(name) ||
 			    check_refname_format(name, 0) ||
 			    unsorted_string_list_has_string(out, name) ||
 			    refs_read_ref_full(refs, name, 0, &head, NULL) ||
@@ -1111,6 +1116,7 @@ void changes_with_id(struct repository *r, struct content_index_cache *cache,
 				oiddup(&content);
 		line = *eol ? eol + 1 : eol;
 	}
+	strset_clear(&tried);
 	strbuf_release(&scratch);
 	free(path);
 }

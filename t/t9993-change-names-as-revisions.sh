@@ -365,7 +365,21 @@ test_expect_success 'log --decorate keeps what change heads peel to in a cache' 
 		first, amended: metas/first
 		EOF
 		test_cmp expect actual &&
-		! test_cmp cache.before .git/metas-peeled
+		! test_cmp cache.before .git/metas-peeled &&
+
+		# a log that decorates some changes keeps the records of the
+		# others; one that may not take locks writes nothing
+		cp .git/metas-peeled cache.before &&
+		test_tick &&
+		git commit -q --amend -m "second, amended again" &&
+		GIT_OPTIONAL_LOCKS=0 git log --decorate --format="%D" -1 >actual &&
+		test_cmp cache.before .git/metas-peeled &&
+		git log --decorate --decorate-refs=refs/metas/second \
+			--format="%D" -1 >actual &&
+		echo "metas/second" >expect &&
+		test_cmp expect actual &&
+		test "$(test_file_size .git/metas-peeled)" -gt \
+		     "$(test_file_size cache.before)"
 	)
 '
 

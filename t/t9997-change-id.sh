@@ -430,7 +430,7 @@ bob () {
 
 test_expect_success 'setup: Alice shares a topic, Bob clones it without changes' '
 	find_server_git &&
-	git init -q --bare idserver.git &&
+	"$SERVER_GIT" init -q --bare -b main idserver.git &&
 	git init -q -b main alice &&
 	(
 		cd alice &&

@@ -328,14 +328,8 @@ static void append_common_file(struct repository *r, const char *name,
 			       const struct strbuf *lines)
 {
 	char *path = repo_common_path(r, name);
-	int fd;
 
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0666);
-	if (fd < 0 || write_in_full(fd, lines->buf, lines->len) < 0 ||
-	    adjust_shared_perm(r, path))
-		warning_errno(_("could not update '%s'"), path);
-	if (fd >= 0)
-		close(fd);
+	append_change_file(r, path, lines);
 	free(path);
 }
 
@@ -1084,11 +1078,7 @@ static void report_fetched_ids(struct repository *r,
 	struct strbuf id = STRBUF_INIT;
 	struct rev_info revs;
 	struct commit *commit;
-	char *path = repo_common_path(r, "metas-ids");
-	int indexed = is_directory(path);
-
-	free(path);
-	if (!indexed)
+	if (!change_ids_indexed(r))
 		goto out;
 	/*
 	 * fetch-pack leaves its marks on the local tips (the bits of SEEN
@@ -1151,7 +1141,7 @@ void evolve_report_fetched(struct repository *r, const struct ref_move *moves,
 		if (!name || is_null_oid(&moves[i].new))
 			continue;
 		change_history_add(r, &moves[i].new, &history);
-		change_history_add(r, &moves[i].new, &fetched_versions);
+		oidset_insert_from_set(&fetched_versions, &history);
 		oidcpy(&commit, &moves[i].new);
 		peel_change_head(r, moves[i].refname, &commit);
 		oidset_insert(&fetched_versions, &commit);

@@ -879,13 +879,8 @@ static char *content_index_path(struct repository *r,
 	return repo_common_path(r, "metas-index/%.2s", oid_to_hex(content));
 }
 
-/*
- * Append `line` to the index file `path`. A single short write with
- * O_APPEND does not interleave with a concurrent one, so no lock is
- * needed.
- */
-static void append_index_line(struct repository *r, const char *path,
-			      const struct strbuf *line)
+void append_change_file(struct repository *r, const char *path,
+		    const struct strbuf *line)
 {
 	int fd;
 
@@ -915,9 +910,20 @@ static void append_index_line(struct repository *r, const char *path,
  * go stale (the change moved to a commit with another id, or was
  * deleted) and are checked when read (changes_with_id()).
  */
+#define ID_INDEX_DIR "metas-ids"
+
 static char *id_index_path(struct repository *r, const char *id)
 {
-	return repo_common_path(r, "metas-ids/%.2s", id);
+	return repo_common_path(r, ID_INDEX_DIR "/%.2s", id);
+}
+
+int change_ids_indexed(struct repository *r)
+{
+	char *path = repo_common_path(r, ID_INDEX_DIR);
+	int indexed = is_directory(path);
+
+	free(path);
+	return indexed;
 }
 
 /* The bucket of an id: its first two digits as a byte. */
@@ -939,7 +945,7 @@ static void index_change_id(struct repository *r,
 		goto out;
 	strbuf_addf(&line, "%s %s\n", id.buf, refname);
 	path = id_index_path(r, id.buf);
-	append_index_line(r, path, &line);
+	append_change_file(r, path, &line);
 	free(path);
 out:
 	strbuf_release(&id);
@@ -954,7 +960,7 @@ static void index_change(struct repository *r, const struct object_id *content,
 	struct strbuf line = STRBUF_INIT;
 
 	strbuf_addf(&line, "%s %s\n", oid_to_hex(content), refname);
-	append_index_line(r, path, &line);
+	append_change_file(r, path, &line);
 	index_change_id(r, content, refname);
 	strbuf_release(&line);
 	free(path);

@@ -212,6 +212,18 @@ void content_index_listed(struct repository *r, struct content_index_cache *cach
 			  struct string_list *refnames);
 
 /*
+ * Append `line` to the file `path` (made, with its directory, if it is
+ * missing), as the indexes and the state files that record what commands
+ * did are kept. A single short write with O_APPEND does not interleave
+ * with a concurrent one, so no lock is needed. Failures are warnings.
+ */
+void append_change_file(struct repository *r, const char *path,
+		    const struct strbuf *line);
+
+/* Whether any change has had a change id: the id index exists. */
+int change_ids_indexed(struct repository *r);
+
+/*
  * Append to `out` (a string list that owns its strings) the local changes
  * whose commit carries the change id `id` (see change-id.h), as the id
  * index (see metacommit.c) lists them, each with a `util` pointing to a

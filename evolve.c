@@ -90,15 +90,21 @@ struct evolve_item {
  * A local change that is an earlier version of the change of the same
  * name fetched from a remote (someone amended it and shared that): evolve
  * takes the remote version as the newest one of the local change, moving
- * the local change there, as a fast-forward, before anything else.
+ * the local change there, as a fast-forward, before anything else. Or
+ * one behind a commit fetched on a branch with its change id, which no
+ * metacommit records yet (catch_up_by_id()): evolve records it as the
+ * next version of the change.
  */
 struct caught_up {
 	/* The change as evolve treats it: at the remote version. */
 	struct change_head head;
 	/* Where the local change is. */
 	struct object_id old;
-	/* The remote change ("refs/remotes/origin/metas/x"). */
+	/* The remote change ("refs/remotes/origin/metas/x"), or NULL by id. */
 	char *remote_refname;
+	/* By id: the local change as it is, and how to name the commit. */
+	struct change_head was;
+	char *fetched_name;
 };
 
 /* A commit made obsolete by the change(s) whose content is `newest`. */
@@ -777,20 +783,146 @@ out:
 	return diverges;
 }
 
-int evolve_count_divergent(struct repository *r)
+/*
+ * The commits a fetch brought on a branch that are newer versions of a
+ * change by its change id, which no metacommit records: the branch had
+ * the change's commit (or a newer version noted before) and moved to a
+ * commit with its id, as when a collaborator amends it with Jujutsu or
+ * an unpatched Git. One "<refname> <commit> <head>" line each, appended:
+ * the local change, the fetched commit, and the head the change had
+ * then. Evolve takes the newest noted for a change still at that head
+ * (catch_up_by_id()); once the change moves, its lines are stale. Read
+ * back, lines are untrusted: only the newest NEWER_MAX are read, those
+ * that do not parse are skipped, and the callers check the rest.
+ */
+#define NEWER_FILE "evolve-newer"
+#define NEWER_MAX 64
+
+/* A line of NEWER_FILE. */
+struct newer_version {
+	struct object_id fetched;
+	struct object_id head;
+};
+
+static void note_newer(struct repository *r, const char *local,
+		       const struct object_id *fetched,
+		       const struct object_id *head)
+{
+	struct strbuf line = STRBUF_INIT;
+
+	strbuf_addf(&line, "%s %s", local, oid_to_hex(fetched));
+	strbuf_addf(&line, " %s\n", oid_to_hex(head));
+	append_common_file(r, NEWER_FILE, &line);
+	strbuf_release(&line);
+}
+
+/*
+ * Read NEWER_FILE into `out`: one item per change refname, the newest
+ * line of it, its util a struct newer_version (freed by clearing `out`
+ * with free_util).
+ */
+static void read_newer(struct repository *r, struct string_list *out)
+{
+	char *path = repo_common_path(r, NEWER_FILE);
+	struct strbuf buf = STRBUF_INIT;
+	struct string_list lines = STRING_LIST_INIT_NODUP;
+	size_t first;
+
+	if (strbuf_read_file(&buf, path, 0) < 0) {
+		if (errno != ENOENT)
+			warning_errno(_("could not read '%s'"), path);
+		goto out;
+	}
+	string_list_split_in_place(&lines, buf.buf, "\n", -1);
+	first = lines.nr > NEWER_MAX ? lines.nr - NEWER_MAX : 0;
+	for (size_t i = first; i < lines.nr; i++) {
+		char *refname = lines.items[i].string;
+		char *rest = strchr(refname, ' ');
+		struct newer_version version;
+		struct string_list_item *item;
+		const char *end;
+
+		if (!rest)
+			continue;
+		*rest++ = '\0';
+		if (!starts_with(refname, CHANGES_REF_PREFIX) ||
+		    check_refname_format(refname, 0) ||
+		    parse_oid_hex_algop(rest, &version.fetched, &end,
+					r->hash_algo) || *end != ' ' ||
+		    parse_oid_hex_algop(end + 1, &version.head, &end,
+					r->hash_algo) || *end)
+			continue;
+		item = string_list_insert(out, refname);
+		if (!item->util)
+			item->util = xmalloc(sizeof(version));
+		memcpy(item->util, &version, sizeof(version));
+	}
+out:
+	string_list_clear(&lines, 0);
+	strbuf_release(&buf);
+	free(path);
+}
+
+/*
+ * The commit noted newer than the local change `local` (at `head`) that
+ * still is: the change has not moved since, and the commit still has
+ * the change id of its commit without replacing it or being replaced by
+ * it. Returns it, or NULL.
+ */
+static const struct object_id *still_newer(struct repository *r,
+					   struct string_list *noted,
+					   const char *local,
+					   const struct object_id *head)
+{
+	struct string_list_item *item = string_list_lookup(noted, local);
+	struct newer_version *version = item ? item->util : NULL;
+
+	if (!version || !oideq(&version->head, head) ||
+	    !fetched_id_diverges(r, local, &version->fetched))
+		return NULL;
+	return &version->fetched;
+}
+
+/*
+ * A change amended here after a fetch noted a newer commit of it by its
+ * id (NEWER_FILE) diverges from that commit, while the commit still has
+ * its id: both were made from the version the change had then. Add such
+ * changes to `divergent`.
+ */
+static void add_amended_since_newer(struct repository *r,
+				    struct string_list *divergent)
+{
+	struct string_list noted = STRING_LIST_INIT_DUP;
+	struct string_list_item *entry;
+
+	read_newer(r, &noted);
+	for_each_string_list_item(entry, &noted) {
+		struct newer_version *version = entry->util;
+		struct object_id head;
+
+		if (!refs_read_ref(get_main_ref_store(r), entry->string, &head) &&
+		    !oideq(&head, &version->head) &&
+		    fetched_id_diverges(r, entry->string, &version->fetched))
+			string_list_insert(divergent, entry->string);
+	}
+	string_list_clear(&noted, 1);
+}
+
+/*
+ * The local changes that the divergences noted (DIVERGENT_FILE,
+ * NEWER_FILE) still leave divergent, into the sorted `divergent`.
+ */
+static void noted_divergent(struct repository *r,
+			    struct string_list *divergent)
 {
 	char *path;
 	struct strbuf buf = STRBUF_INIT;
 	struct string_list lines = STRING_LIST_INIT_NODUP;
-	struct string_list divergent = STRING_LIST_INIT_DUP;
 	struct strset pairs = STRSET_INIT;
 	struct object_id fetched;
 	const char *end;
 	size_t first;
-	int count;
 
-	if (!repo_changes_enabled(r))
-		return 0;
 	path = repo_common_path(r, DIVERGENT_FILE);
 	if (strbuf_read_file(&buf, path, 0) < 0) {
 		if (errno != ENOENT)
@@ -813,24 +945,35 @@ int evolve_count_divergent(struct repository *r)
 		if (!parse_oid_hex_algop(other, &fetched, &end, r->hash_algo) &&
 		    !*end) {
 			if (fetched_id_diverges(r, local, &fetched))
-				string_list_insert(&divergent, local);
+				string_list_insert(divergent, local);
 			continue;
 		}
 		if (!is_change_refname(other) || check_refname_format(other, 0))
 			continue;
 		if (changes_diverge(r, local, other)) {
-			string_list_insert(&divergent, local);
+			string_list_insert(divergent, local);
 			if (starts_with(other, CHANGES_REF_PREFIX))
-				string_list_insert(&divergent, other);
+				string_list_insert(divergent, other);
 		}
 	}
 out:
-	count = divergent.nr;
+	add_amended_since_newer(r, divergent);
 	strset_clear(&pairs);
-	string_list_clear(&divergent, 0);
 	string_list_clear(&lines, 0);
 	strbuf_release(&buf);
 	free(path);
+}
+
+int evolve_count_divergent(struct repository *r)
+{
+	struct string_list divergent = STRING_LIST_INIT_DUP;
+	int count;
+
+	if (!repo_changes_enabled(r))
+		return 0;
+	noted_divergent(r, &divergent);
+	count = divergent.nr;
+	string_list_clear(&divergent, 0);
 	return count;
 }
 
@@ -842,6 +985,11 @@ static void forget_divergent(struct repository *r)
 	if (evolve_count_divergent(r))
 		return;
 	path = repo_common_path(r, DIVERGENT_FILE);
+	if (unlink(path) && errno != ENOENT)
+		warning_errno(_("could not remove '%s'"), path);
+	free(path);
+	/* What evolve could take, it took: the rest is stale. */
+	path = repo_common_path(r, NEWER_FILE);
 	if (unlink(path) && errno != ENOENT)
 		warning_errno(_("could not remove '%s'"), path);
 	free(path);
@@ -1063,21 +1211,106 @@ static int start_fetched_walk(struct repository *r, struct rev_info *revs,
 }
 
 /*
+ * Whether the fetch moved a branch to `fetched`, a commit with the
+ * change id of the local change `local`, from the change's commit or
+ * from a commit noted newer than it before (`noted`, or NULL): the
+ * branch had the user's version, so `fetched` was made from it, as a
+ * collaborator amending it without recording a change makes one, and
+ * is newer. Sets `via` to the branch's refname.
+ */
+static int fetched_over_version(struct repository *r,
+				const struct ref_move *moves, size_t nr,
+				const struct object_id *content,
+				const struct object_id *noted,
+				struct commit *fetched, const char **via)
+{
+	struct commit *ours = lookup_commit_reference_gently(r, content, 1);
+	struct commit *newer = noted ?
+		lookup_commit_reference_gently(r, noted, 1) : NULL;
+
+	for (size_t i = 0; ours && i < nr; i++) {
+		struct commit *old, *new;
+
+		if (is_change_refname(moves[i].refname) ||
+		    is_null_oid(&moves[i].old) || is_null_oid(&moves[i].new))
+			continue;
+		old = lookup_commit_reference_gently(r, &moves[i].old, 1);
+		new = lookup_commit_reference_gently(r, &moves[i].new, 1);
+		if (!old || !new || repo_in_merge_bases(r, fetched, new) <= 0)
+			continue;
+		if (repo_in_merge_bases(r, ours, old) > 0 ||
+		    (newer && repo_in_merge_bases(r, newer, old) > 0)) {
+			*via = moves[i].refname;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The fetched commit `fetched` has the change id of the local change
+ * `local`, whose commit is `content`, and neither replaces it nor is
+ * replaced by it. Say whether it is newer (fetched_over_version()),
+ * appending the change's commit to `behind` (what is built on it needs
+ * evolving), or divergent, and remember it for evolve or "git status".
+ */
+static void report_fetched_id(struct repository *r,
+			      const struct ref_move *moves, size_t nr,
+			      struct string_list *noted, const char *local,
+			      const struct object_id *content,
+			      struct commit *fetched, struct oid_array *behind)
+{
+	const char *name = local + strlen("refs/");
+	const char *abbrev = repo_find_unique_abbrev(r, &fetched->object.oid,
+						     DEFAULT_ABBREV);
+	const struct object_id *newer;
+	struct object_id head;
+	const char *via;
+
+	if (refs_read_ref(get_main_ref_store(r), local, &head))
+		return;
+	newer = still_newer(r, noted, local, &head);
+	if (fetched_over_version(r, moves, nr, content, newer, fetched, &via)) {
+		note_newer(r, local, &fetched->object.oid, &head);
+		if (!oid_array_readonly_contains(behind, content))
+			oid_array_append(behind, content);
+		if (!skip_prefix(via, "refs/remotes/", &via))
+			skip_prefix(via, "refs/", &via);
+		advise_if_enabled(ADVICE_EVOLVE_ORPHANS,
+				  _("%s is behind %s, fetched into %s with its change id; run \"git evolve\" to take that version."),
+				  name, abbrev, via);
+		return;
+	}
+	note_divergent(r, local, oid_to_hex(&fetched->object.oid));
+	advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,
+			  _("%s, fetched, has the change id of %s but neither replaces it nor is replaced by it (divergence).\n"
+			    "If it landed upstream, \"git evolve <upstream>\" drops yours; otherwise merge them with\n"
+			    "  git checkout %s && git merge --amend %s"),
+			  abbrev, name, name, abbrev);
+}
+
+/*
  * After a fetch: the commits it brought on branches (not changes) that
  * carry the change id of one of the user's changes, and are versions of
  * it that neither replace it nor are replaced by it, as Jujutsu or
- * another clone without changes would make them: divergence, reported
- * with what resolves it. Costs nothing when no change ever had an id,
- * otherwise the walk of the commits fetched.
+ * another clone without changes would make them: newer versions, when
+ * the branch had the user's version, whose commits go in `behind`;
+ * divergence otherwise, reported with what resolves it. Costs nothing
+ * when no change ever had an id, otherwise the walk of the commits
+ * fetched.
  */
 static void report_fetched_ids(struct repository *r,
 			       const struct ref_move *moves, size_t nr,
-			       const struct oidset *fetched_versions)
+			       const struct oidset *fetched_versions,
+			       struct oid_array *behind)
 {
 	struct content_index_cache cache = { 0 };
+	struct string_list noted = STRING_LIST_INIT_DUP;
 	struct strbuf id = STRBUF_INIT;
 	struct rev_info revs;
 	struct commit *commit;
+	int read_noted = 0;
+
 	if (!change_ids_indexed(r))
 		goto out;
 	/*
@@ -1097,22 +1330,14 @@ static void report_fetched_ids(struct repository *r,
 		if (commit_change_id(r, commit, &id))
 			changes_with_id(r, &cache, id.buf, &holders);
 		for_each_string_list_item(holder, &holders) {
-			const char *abbrev;
-			const char *name = holder->string + strlen("refs/");
-
 			if (!fetched_version_diverges(r, holder->string,
 						      holder->util, commit,
 						      fetched_versions))
 				continue;
-			note_divergent(r, holder->string,
-				       oid_to_hex(&commit->object.oid));
-			abbrev = repo_find_unique_abbrev(r, &commit->object.oid,
-							 DEFAULT_ABBREV);
-			advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,
-					  _("%s, fetched, has the change id of %s but neither replaces it nor is replaced by it (divergence).\n"
-					    "If it landed upstream, \"git evolve <upstream>\" drops yours; otherwise merge them with\n"
-					    "  git checkout %s && git merge --amend %s"),
-					  abbrev, name, name, abbrev);
+			if (!read_noted++)
+				read_newer(r, &noted);
+			report_fetched_id(r, moves, nr, &noted, holder->string,
+					  holder->util, commit, behind);
 		}
 		string_list_clear(&holders, 1);
 	}
@@ -1120,6 +1345,7 @@ walked:
 	release_revisions(&revs);
 	clear_object_flags(r, ALL_REV_FLAGS);
 out:
+	string_list_clear(&noted, 1);
 	content_index_cache_release(&cache);
 	strbuf_release(&id);
 }
@@ -1157,6 +1383,7 @@ void evolve_report_fetched(struct repository *r, const struct ref_move *moves,
 			oid_array_append(&replaced, &commit);
 		oidset_clear(&history);
 	}
+	report_fetched_ids(r, moves, nr, &fetched_versions, &replaced);
 	count = replaced.nr ? evolve_count_orphans_above(r, &replaced) : 0;
 	if (count) {
 		note_orphaned(r, &replaced);
@@ -1166,7 +1393,6 @@ void evolve_report_fetched(struct repository *r, const struct ref_move *moves,
 				     count),
 				  count);
 	}
-	report_fetched_ids(r, moves, nr, &fetched_versions);
 	oidset_clear(&fetched_versions);
 	oid_array_clear(&replaced);
 }
@@ -1335,6 +1561,44 @@ static void catch_up_with_remotes(struct evolver *ev)
 	strbuf_release(&local);
 }
 
+/*
+ * Find the local changes behind a commit that a fetch noted as newer by
+ * its change id (NEWER_FILE), and take that commit as the change's
+ * newest version, as catch_up_with_remotes() takes a remote one: what
+ * is built on the change's commit goes onto it, and write_results()
+ * records it as a version of the change. A newer remote version wins.
+ */
+static void catch_up_by_id(struct evolver *ev)
+{
+	struct string_list noted = STRING_LIST_INIT_DUP;
+	struct string_list_item *entry;
+
+	read_newer(ev->repo, &noted);
+	for_each_string_list_item(entry, &noted) {
+		struct change_head *head = change_table_get(&ev->table,
+							    entry->string);
+		const struct object_id *fetched;
+		struct caught_up *caught_up;
+
+		if (!head || head->hidden || head->remote || head->abandoned ||
+		    string_list_lookup(&ev->caught_up, entry->string) ||
+		    !(fetched = still_newer(ev->repo, &noted, entry->string,
+					    &head->head)))
+			continue;
+		CALLOC_ARRAY(caught_up, 1);
+		caught_up->was = *head;
+		oidcpy(&caught_up->old, &head->head);
+		caught_up->head = *head;
+		oidcpy(&caught_up->head.content, fetched);
+		caught_up->fetched_name =
+			xstrdup(repo_find_unique_abbrev(ev->repo, fetched,
+							DEFAULT_ABBREV));
+		string_list_insert(&ev->caught_up, entry->string)->util =
+			caught_up;
+	}
+	string_list_clear(&noted, 1);
+}
+
 static void load_items(struct evolver *ev)
 {
 	struct string_list refnames = STRING_LIST_INIT_DUP;
@@ -1343,6 +1607,7 @@ static void load_items(struct evolver *ev)
 	change_table_add_all_visible(&ev->table, ev->repo);
 	change_table_add_kinds(&ev->remote_table, ev->repo, CHANGE_KIND_REMOTE);
 	catch_up_with_remotes(ev);
+	catch_up_by_id(ev);
 	change_table_refnames(&ev->table, &refnames);
 	for_each_string_list_item(name, &refnames) {
 		struct change_head *head = local_head(ev, name->string);
@@ -1484,6 +1749,22 @@ static void add_remote_versions(struct evolver *ev)
 	string_list_clear(&refnames, 0);
 }
 
+/*
+ * A change caught up by id (catch_up_by_id()) is at a version whose
+ * history does not hold the change's commit yet: that commit is
+ * obsolete too, replaced by `item`.
+ */
+static void mark_caught_up_by_id(struct evolver *ev, struct evolve_item *item,
+				 const char *refname)
+{
+	struct string_list_item *entry =
+		string_list_lookup(&ev->caught_up, refname);
+	struct caught_up *caught_up = entry ? entry->util : NULL;
+
+	if (caught_up && !caught_up->remote_refname)
+		mark_obsolete(ev, &caught_up->was.content, item, 1);
+}
+
 /* Load every change, and find the commits they make obsolete. */
 static void load_changes(struct evolver *ev)
 {
@@ -1496,10 +1777,13 @@ static void load_changes(struct evolver *ev)
 	change_table_refnames(&ev->table, &refnames);
 	for_each_string_list_item(name, &refnames) {
 		struct change_head *head = local_head(ev, name->string);
-		struct evolve_item *item;
+		struct evolve_item *item =
+			head ? oidmap_get(&ev->items, &head->content) : NULL;
 
-		if (head && (item = oidmap_get(&ev->items, &head->content)))
-			mark_history_obsolete(ev, item, head);
+		if (!item)
+			continue;
+		mark_history_obsolete(ev, item, head);
+		mark_caught_up_by_id(ev, item, name->string);
 	}
 	string_list_clear(&refnames, 0);
 	add_remote_versions(ev);
@@ -1592,10 +1876,12 @@ static void add_catch_up_steps(struct evolver *ev)
 		struct caught_up *caught_up = entry->util;
 		struct change_head *old = change_table_get(&ev->table,
 							   entry->string);
+		const char *onto = caught_up->remote_refname ?
+			caught_up->remote_refname + strlen("refs/remotes/") :
+			caught_up->fetched_name;
 		struct evolve_step *step =
 			append_step(ev->result, EVOLVE_STEP_CATCH_UP,
-				    xstrdup(caught_up->remote_refname +
-					    strlen("refs/remotes/")));
+				    xstrdup(onto));
 
 		oidcpy(&step->commit, &old->content);
 		string_list_append(&step->refnames, entry->string);
@@ -2924,6 +3210,9 @@ static void add_catch_up_moves(struct evolver *ev, struct follow_cb *cb)
 		struct caught_up *caught_up = entry->util;
 		int hidden = 0;
 
+		/* Recorded as a rewrite instead (add_catch_up_rewrites()). */
+		if (!caught_up->remote_refname)
+			continue;
 		for (size_t i = 0; !hidden && i < cb->moves_nr; i++)
 			hidden = !strcmp(cb->moves[i].refname, entry->string);
 		if (!hidden)
@@ -2942,6 +3231,38 @@ static void known_changes(struct evolver *ev, struct string_list *out)
 
 		for_each_string_list_item(name, &item->refnames)
 			string_list_append(out, name->string)->util = name->util;
+	}
+}
+
+/*
+ * The changes caught up by id take the fetched commit as their new
+ * version: recorded as a rewrite of the change's commit into it, so
+ * that the change writer writes the metacommit, unless evolve rewrote
+ * that commit itself (then the rewrite of it is recorded, from the
+ * change's head) or deletes the change (`cb`'s moves hide it).
+ */
+static void add_catch_up_rewrites(struct evolver *ev, struct follow_cb *cb,
+				  struct string_list *changes)
+{
+	struct string_list_item *entry;
+
+	for_each_string_list_item(entry, &ev->caught_up) {
+		struct caught_up *caught_up = entry->util;
+		struct evolve_item *item;
+		int moved = 0;
+
+		if (caught_up->remote_refname)
+			continue;
+		item = oidmap_get(&ev->items, &caught_up->head.content);
+		for (size_t i = 0; !moved && i < cb->moves_nr; i++)
+			moved = !strcmp(cb->moves[i].refname, entry->string);
+		if (moved || !item ||
+		    (item->result && item->result != item->commit))
+			continue;
+		add_rewrite(ev, &caught_up->was.content,
+			    &caught_up->head.content);
+		string_list_append(changes, entry->string)->util =
+			&caught_up->was;
 	}
 }
 
@@ -3008,6 +3329,7 @@ static int write_results(struct evolver *ev)
 	}
 
 	known_changes(ev, &changes);
+	add_catch_up_rewrites(ev, &cb, &changes);
 	if (record_rewrites_and_move_refs(ev->repo, &changes, ev->rewrites,
 					  ev->rewrites_nr, cb.moves, cb.moves_nr,
 					  "evolve", ev->err))
@@ -3049,8 +3371,10 @@ static void evolver_release(struct evolver *ev)
 	oidmap_clear(&ev->obsolete, 1);
 	change_table_clear(&ev->table);
 	change_table_clear(&ev->remote_table);
-	for_each_string_list_item(caught_up, &ev->caught_up)
+	for_each_string_list_item(caught_up, &ev->caught_up) {
 		free(((struct caught_up *)caught_up->util)->remote_refname);
+		free(((struct caught_up *)caught_up->util)->fetched_name);
+	}
 	string_list_clear(&ev->caught_up, 1);
 	if (ev->in_upstream)
 		for (size_t i = 0; i < ev->upstreams.nr; i++)
@@ -4169,11 +4493,14 @@ void evolve_change_states(struct repository *r, struct string_list *changes)
 	struct obsolete_commit *obsolete;
 	struct string_list_item *name;
 	struct oidset orphans = OIDSET_INIT;
+	struct string_list noted = STRING_LIST_INIT_DUP;
 	struct object_id head;
 
 	evolver_init(&ev, r, &err);
 	load_changes(&ev);
 	find_orphans(&ev, &orphans);
+	/* Those diverging from commits fetched with their ids, too. */
+	noted_divergent(r, &noted);
 	if (refs_read_ref(get_main_ref_store(r), "HEAD", &head))
 		oidclr(&head, r->hash_algo);
 
@@ -4201,7 +4528,8 @@ void evolve_change_states(struct repository *r, struct string_list *changes)
 			continue;
 		if (item->abandoned)
 			state |= CHANGE_STATE_ABANDONED;
-		if (item->divergent)
+		if (item->divergent ||
+		    string_list_has_string(&noted, name->string))
 			state |= CHANGE_STATE_DIVERGENT;
 		if (item->superseded)
 			state |= CHANGE_STATE_OBSOLETE;
@@ -4210,6 +4538,7 @@ void evolve_change_states(struct repository *r, struct string_list *changes)
 		name->util = (void *)state;
 	}
 	oidset_clear(&orphans);
+	string_list_clear(&noted, 0);
 	evolver_release(&ev);
 	strbuf_release(&err);
 }
@@ -4922,7 +5251,7 @@ int obsolete_finder_lookup(struct obsolete_finder *finder,
 	*behind = obsolete->behind;
 	/* A local change behind a remote version is not there yet: name that. */
 	caught_up = string_list_lookup(&finder->ev.caught_up, *change);
-	if (caught_up)
+	if (caught_up && ((struct caught_up *)caught_up->util)->remote_refname)
 		*change = ((struct caught_up *)caught_up->util)->remote_refname;
 	return 1;
 }

@@ -331,7 +331,8 @@ void evolve_report_rewrites(struct repository *r,
 
 /*
  * How many local changes the divergences that evolve_report_rewrites()
- * and "git fetch" saw still leave divergent (for "git status"); 0 when
+ * and "git fetch" saw still leave divergent, with those amended since a
+ * fetch saw a newer commit of them by its id (for "git status"); 0 when
  * changes do not record. Costs one stat() when there were none since the
  * last complete evolve, else the walks of the histories of the changes
  * concerned.
@@ -361,10 +362,14 @@ void evolve_report_fetched(struct repository *r, const struct ref_move *moves,
 #define CHANGE_STATE_CURRENT   (1 << 0) /* its commit is HEAD */
 /* Built on an obsolete or abandoned commit, maybe through other changes. */
 #define CHANGE_STATE_ORPHAN    (1 << 1)
-#define CHANGE_STATE_DIVERGENT (1 << 2) /* it and another replace one commit */
+/* It and another version replace one commit (one fetched by id, too). */
+#define CHANGE_STATE_DIVERGENT (1 << 2)
 #define CHANGE_STATE_ABANDONED (1 << 3) /* its head is an abandoned metacommit */
 #define CHANGE_STATE_OBSOLETE  (1 << 4) /* another change replaces its commit */
-/* A remote has a newer version of it, which "git evolve" fast-forwards to. */
+/*
+ * A remote has a newer version of it, or a fetched commit with its id
+ * is one, which "git evolve" fast-forwards to.
+ */
 #define CHANGE_STATE_BEHIND    (1 << 5)
 
 /*

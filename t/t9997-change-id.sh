@@ -480,6 +480,8 @@ test_expect_success 'a fetched commit with the id of a change diverges from it' 
 	test_cmp expect actual &&
 	git -C alice status >out &&
 	test_grep "1 change is divergent" out &&
+	git -C alice change list -v >out &&
+	test_grep "metas/c1 .*(divergent)" out &&
 	cp -R alice merged &&
 	(
 		cd merged &&
@@ -505,6 +507,85 @@ test_expect_success 'pull --evolve: the version with the id that landed replaces
 		test_grep "deleting metas/c1: it is in .* as $landed, which has its change id" out &&
 		test_cmp_rev HEAD~ origin/main &&
 		test_same_id c2 HEAD &&
+		git status >out &&
+		test_grep ! "divergent" out
+	)
+'
+
+test_expect_success 'a commit fetched over the version of a change is newer, and evolve takes it' '
+	(
+		cd alice &&
+		git checkout -q -b shared main &&
+		test_commit c3 &&
+		git push -q origin shared &&
+		test_commit c4
+	) &&
+	bob fetch -q origin &&
+	bob checkout -q -b shared origin/shared &&
+	echo "c3 by Bob" >bob/c3.t &&
+	bob commit -q -a --amend -m "c3, by Bob" &&
+	bob push -q -f origin shared &&
+	git -C alice fetch origin 2>err &&
+	first=$(git -C alice rev-parse --short origin/shared) &&
+	test_grep "hint: metas/c3 is behind $first, fetched into origin/shared with its change id" err &&
+	test_grep "1 change is built on a version that was amended since" err &&
+	test_grep ! "divergence" err &&
+
+	# amended again: fetched over the version noted newer
+	echo "c3 by Bob, again" >bob/c3.t &&
+	bob commit -q -a --amend -m "c3, by Bob again" &&
+	bob push -q -f origin shared &&
+	git -C alice fetch origin 2>err &&
+	second=$(git -C alice rev-parse --short origin/shared) &&
+	test_grep "hint: metas/c3 is behind $second" err &&
+	test_grep ! "divergence" err &&
+	(
+		cd alice &&
+		git status >out &&
+		test_grep ! "divergent" out &&
+		git change list -v >out &&
+		test_grep "metas/c3.*behind" out &&
+		git evolve >out &&
+		test_grep "^fast-forwarding metas/c3 to $second" out &&
+		test_grep "^rebasing metas/c4 onto metas/c3" out &&
+		test_cmp_rev metas/c3 origin/shared &&
+		test_cmp_rev shared~ origin/shared &&
+		test_same_id c3 metas/c3 &&
+		git log --obslog --format=%s metas/c3 >obslog &&
+		test_grep "c3, by Bob again" obslog &&
+		test_grep "^c3$" obslog &&
+		git push -q origin shared &&
+		git fetch origin 2>err &&
+		test_grep ! "behind\|divergence" err
+	)
+'
+
+test_expect_success 'a change amended since the fetch does not take the newer commit' '
+	echo "c4 by Bob" >bob/c4.t &&
+	bob fetch -q origin &&
+	bob reset -q --hard origin/shared &&
+	echo "c4 by Bob" >bob/c4.t &&
+	bob commit -q -a --amend -m "c4, by Bob" &&
+	bob push -q -f origin shared &&
+	(
+		cd alice &&
+		git fetch origin 2>err &&
+		test_grep "hint: metas/c4 is behind" err &&
+		echo "c4 by Alice" >c4.t &&
+		git commit -q -a --amend -m "c4, by Alice" &&
+		git evolve -n >out &&
+		test_grep ! "fast-forwarding" out &&
+		git change list -v >out &&
+		test_grep ! "metas/c4.*behind" out &&
+		# both were made from the version fetched before
+		git status >out &&
+		test_grep "1 change is divergent" out &&
+		git change list -v >out &&
+		test_grep "metas/c4 .*(divergent)" out &&
+		test_must_fail git merge -q --amend origin/shared >out &&
+		echo "c4 by both" >c4.t &&
+		git add c4.t &&
+		git merge --continue &&
 		git status >out &&
 		test_grep ! "divergent" out
 	)

@@ -1102,7 +1102,7 @@ static int report_fetched_version(struct repository *r, const char *name,
 				  const char *remote_refname,
 				  const struct object_id *fetched,
 				  const struct oidset *history,
-				  struct object_id *behind)
+				  struct object_id *behind, int quiet)
 {
 	const char *remote = remote_refname + strlen("refs/remotes/");
 	struct strbuf local = STRBUF_INIT;
@@ -1114,9 +1114,10 @@ static int report_fetched_version(struct repository *r, const char *name,
 	    oideq(&head, fetched))
 		goto out;
 	if (oidset_contains(history, &head)) {
-		advise_if_enabled(ADVICE_EVOLVE_ORPHANS,
-				  _("metas/%s is behind %s, which amends it; run \"git evolve\" to take that version."),
-				  name, remote);
+		if (!quiet)
+			advise_if_enabled(ADVICE_EVOLVE_ORPHANS,
+					  _("metas/%s is behind %s, which amends it; run \"git evolve\" to take that version."),
+					  name, remote);
 		oidcpy(behind, &head);
 		peel_change_head(r, local.buf, behind);
 		ret = 1;
@@ -1126,10 +1127,11 @@ static int report_fetched_version(struct repository *r, const char *name,
 		change_history_add(r, &head, &ours);
 		if (versions_diverge(&head, &ours, fetched, history)) {
 			note_divergent(r, local.buf, remote_refname);
-			advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,
-					  _("metas/%s and %s were both amended from one version (divergence); merge them with\n"
-					    "  git checkout metas/%s && git merge --amend %s"),
-					  name, remote, name, remote);
+			if (!quiet)
+				advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,
+						  _("metas/%s and %s were both amended from one version (divergence); merge them with\n"
+						    "  git checkout metas/%s && git merge --amend %s"),
+						  name, remote, name, remote);
 		}
 		oidset_clear(&ours);
 	}
@@ -1258,7 +1260,8 @@ static void report_fetched_id(struct repository *r,
 			      const struct ref_move *moves, size_t nr,
 			      struct string_list *noted, const char *local,
 			      const struct object_id *content,
-			      struct commit *fetched, struct oid_array *behind)
+			      struct commit *fetched, struct oid_array *behind,
+			      int quiet)
 {
 	const char *name = local + strlen("refs/");
 	const char *abbrev = repo_find_unique_abbrev(r, &fetched->object.oid,
@@ -1276,17 +1279,19 @@ static void report_fetched_id(struct repository *r,
 			oid_array_append(behind, content);
 		if (!skip_prefix(via, "refs/remotes/", &via))
 			skip_prefix(via, "refs/", &via);
-		advise_if_enabled(ADVICE_EVOLVE_ORPHANS,
-				  _("%s is behind %s, fetched into %s with its change id; run \"git evolve\" to take that version."),
-				  name, abbrev, via);
+		if (!quiet)
+			advise_if_enabled(ADVICE_EVOLVE_ORPHANS,
+					  _("%s is behind %s, fetched into %s with its change id; run \"git evolve\" to take that version."),
+					  name, abbrev, via);
 		return;
 	}
 	note_divergent(r, local, oid_to_hex(&fetched->object.oid));
-	advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,
-			  _("%s, fetched, has the change id of %s but neither replaces it nor is replaced by it (divergence).\n"
-			    "If it landed upstream, \"git evolve <upstream>\" drops yours; otherwise merge them with\n"
-			    "  git checkout %s && git merge --amend %s"),
-			  abbrev, name, name, abbrev);
+	if (!quiet)
+		advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,
+				  _("%s, fetched, has the change id of %s but neither replaces it nor is replaced by it (divergence).\n"
+				    "If it landed upstream, \"git evolve <upstream>\" drops yours; otherwise merge them with\n"
+				    "  git checkout %s && git merge --amend %s"),
+				  abbrev, name, name, abbrev);
 }
 
 /*
@@ -1302,7 +1307,7 @@ static void report_fetched_id(struct repository *r,
 static void report_fetched_ids(struct repository *r,
 			       const struct ref_move *moves, size_t nr,
 			       const struct oidset *fetched_versions,
-			       struct oid_array *behind)
+			       struct oid_array *behind, int quiet)
 {
 	struct content_index_cache cache = { 0 };
 	struct string_list noted = STRING_LIST_INIT_DUP;
@@ -1337,7 +1342,7 @@ static void report_fetched_ids(struct repository *r,
 			if (!read_noted++)
 				read_newer(r, &noted);
 			report_fetched_id(r, moves, nr, &noted, holder->string,
-					  holder->util, commit, behind);
+					  holder->util, commit, behind, quiet);
 		}
 		string_list_clear(&holders, 1);
 	}
@@ -1351,7 +1356,7 @@ out:
 }
 
 void evolve_report_fetched(struct repository *r, const struct ref_move *moves,
-			   size_t nr)
+			   size_t nr, int quiet)
 {
 	struct oid_array replaced = OID_ARRAY_INIT;
 	struct oidset fetched_versions = OIDSET_INIT;
@@ -1378,20 +1383,22 @@ void evolve_report_fetched(struct repository *r, const struct ref_move *moves,
 			oid_array_append(&replaced, &commit);
 		}
 		if (report_fetched_version(r, name, moves[i].refname,
-					   &moves[i].new, &history, &commit) &&
+					   &moves[i].new, &history, &commit,
+					   quiet) &&
 		    !oid_array_readonly_contains(&replaced, &commit))
 			oid_array_append(&replaced, &commit);
 		oidset_clear(&history);
 	}
-	report_fetched_ids(r, moves, nr, &fetched_versions, &replaced);
+	report_fetched_ids(r, moves, nr, &fetched_versions, &replaced, quiet);
 	count = replaced.nr ? evolve_count_orphans_above(r, &replaced) : 0;
 	if (count) {
 		note_orphaned(r, &replaced);
-		advise_if_enabled(ADVICE_EVOLVE_ORPHANS,
-				  Q_("%d change is built on a version that was amended since; run \"git evolve\" to rebase it.",
-				     "%d changes are built on versions that were amended since; run \"git evolve\" to rebase them.",
-				     count),
-				  count);
+		if (!quiet)
+			advise_if_enabled(ADVICE_EVOLVE_ORPHANS,
+					  Q_("%d change is built on a version that was amended since; run \"git evolve\" to rebase it.",
+					     "%d changes are built on versions that were amended since; run \"git evolve\" to rebase them.",
+					     count),
+					  count);
 	}
 	oidset_clear(&fetched_versions);
 	oid_array_clear(&replaced);

@@ -349,14 +349,16 @@ int evolve_count_divergent(struct repository *r);
  * after an amend). Of the commits fetched on other refs: those that
  * carry the change id of a local change (see changes_with_id()) but are
  * neither a version it replaced nor built on it, nor a version of a
- * change fetched (divergence, remembered for "git status"). Says
- * nothing when changes do not record. Costs the walks of the histories
- * of the changes fetched, and, once a change has had an id, the walk of
- * the commits fetched.
+ * change fetched (divergence, remembered for "git status"), or newer
+ * versions of it, when the ref had the change's commit before (evolve
+ * takes them). With `quiet`, remembers without a word. Does nothing when
+ * changes do not record. Costs the walks of the histories of the changes
+ * fetched, and, once a change has had an id, the walk of the commits
+ * fetched.
  */
 struct ref_move;
 void evolve_report_fetched(struct repository *r, const struct ref_move *moves,
-			   size_t nr);
+			   size_t nr, int quiet);
 
 /* The state of a change, for "git change list". */
 #define CHANGE_STATE_CURRENT   (1 << 0) /* its commit is HEAD */

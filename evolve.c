@@ -643,6 +643,27 @@ void evolve_report_orphans(struct repository *r,
 }
 
 /*
+ * Read the file `name` of the common directory into `buf`, split into
+ * `lines`; returns the index of the first of the newest `max` lines
+ * (the older ones are not read: the file is only appended to).
+ */
+static size_t read_noted_lines(struct repository *r, const char *name,
+			       size_t max, struct strbuf *buf,
+			       struct string_list *lines)
+{
+	char *path = repo_common_path(r, name);
+
+	if (strbuf_read_file(buf, path, 0) < 0) {
+		if (errno != ENOENT)
+			warning_errno(_("could not read '%s'"), path);
+	} else {
+		string_list_split_in_place(lines, buf->buf, "\n", -1);
+	}
+	free(path);
+	return lines->nr > max ? lines->nr - max : 0;
+}
+
+/*
  * The divergences a command made (an amend of a version that another
  * change had already replaced, a fetch of a version amended on both
  * sides), so that "git status" can count those still unresolved without
@@ -823,18 +844,10 @@ static void note_newer(struct repository *r, const char *local,
  */
 static void read_newer(struct repository *r, struct string_list *out)
 {
-	char *path = repo_common_path(r, NEWER_FILE);
 	struct strbuf buf = STRBUF_INIT;
 	struct string_list lines = STRING_LIST_INIT_NODUP;
-	size_t first;
+	size_t first = read_noted_lines(r, NEWER_FILE, NEWER_MAX, &buf, &lines);
 
-	if (strbuf_read_file(&buf, path, 0) < 0) {
-		if (errno != ENOENT)
-			warning_errno(_("could not read '%s'"), path);
-		goto out;
-	}
-	string_list_split_in_place(&lines, buf.buf, "\n", -1);
-	first = lines.nr > NEWER_MAX ? lines.nr - NEWER_MAX : 0;
 	for (size_t i = first; i < lines.nr; i++) {
 		char *refname = lines.items[i].string;
 		char *rest = strchr(refname, ' ');
@@ -857,10 +870,8 @@ static void read_newer(struct repository *r, struct string_list *out)
 			item->util = xmalloc(sizeof(version));
 		memcpy(item->util, &version, sizeof(version));
 	}
-out:
 	string_list_clear(&lines, 0);
 	strbuf_release(&buf);
-	free(path);
 }
 
 /*
@@ -915,22 +926,14 @@ static void add_amended_since_newer(struct repository *r,
 static void noted_divergent(struct repository *r,
 			    struct string_list *divergent)
 {
-	char *path;
 	struct strbuf buf = STRBUF_INIT;
 	struct string_list lines = STRING_LIST_INIT_NODUP;
 	struct strset pairs = STRSET_INIT;
 	struct object_id fetched;
 	const char *end;
-	size_t first;
+	size_t first = read_noted_lines(r, DIVERGENT_FILE, DIVERGENT_MAX, &buf,
+					&lines);
 
-	path = repo_common_path(r, DIVERGENT_FILE);
-	if (strbuf_read_file(&buf, path, 0) < 0) {
-		if (errno != ENOENT)
-			warning_errno(_("could not read '%s'"), path);
-		goto out;
-	}
-	string_list_split_in_place(&lines, buf.buf, "\n", -1);
-	first = lines.nr > DIVERGENT_MAX ? lines.nr - DIVERGENT_MAX : 0;
 	for (size_t i = first; i < lines.nr; i++) {
 		char *local = lines.items[i].string;
 		char *other = strchr(local, ' ');
@@ -956,12 +959,10 @@ static void noted_divergent(struct repository *r,
 				string_list_insert(divergent, other);
 		}
 	}
-out:
 	add_amended_since_newer(r, divergent);
 	strset_clear(&pairs);
 	string_list_clear(&lines, 0);
 	strbuf_release(&buf);
-	free(path);
 }
 
 int evolve_count_divergent(struct repository *r)

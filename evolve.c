@@ -911,7 +911,8 @@ static void add_amended_since_newer(struct repository *r,
 		struct newer_version *version = entry->util;
 		struct object_id head;
 
-		if (!refs_read_ref(get_main_ref_store(r), entry->string, &head) &&
+		if (!refs_read_ref(get_main_ref_store(r), entry->string,
+				   &head) &&
 		    !oideq(&head, &version->head) &&
 		    fetched_id_diverges(r, entry->string, &version->fetched))
 			string_list_insert(divergent, entry->string);
@@ -1214,12 +1215,25 @@ static int start_fetched_walk(struct repository *r, struct rev_info *revs,
 }
 
 /*
+ * Whether `commit` was on the branch before the fetch (`old`) and is
+ * no longer (`new`): the branch replaced it.
+ */
+static int replaced_on_branch(struct repository *r, struct commit *commit,
+			      struct commit *old, struct commit *new)
+{
+	return commit && repo_in_merge_bases(r, commit, old) > 0 &&
+	       !repo_in_merge_bases(r, commit, new);
+}
+
+/*
  * Whether the fetch moved a branch to `fetched`, a commit with the
- * change id of the local change `local`, from the change's commit or
- * from a commit noted newer than it before (`noted`, or NULL): the
- * branch had the user's version, so `fetched` was made from it, as a
- * collaborator amending it without recording a change makes one, and
- * is newer. Sets `via` to the branch's refname.
+ * change id of the user's change whose commit is `content`, away from
+ * that commit or from a commit noted newer than it before (`noted`, or
+ * NULL): the branch had the user's version and replaced it, so
+ * `fetched` was made from it, as a collaborator amending it without
+ * recording a change makes one, and is newer. A branch that still has
+ * the user's version (a merge of both) does not say that. Sets `via`
+ * to the branch's refname.
  */
 static int fetched_over_version(struct repository *r,
 				const struct ref_move *moves, size_t nr,
@@ -1241,8 +1255,8 @@ static int fetched_over_version(struct repository *r,
 		new = lookup_commit_reference_gently(r, &moves[i].new, 1);
 		if (!old || !new || repo_in_merge_bases(r, fetched, new) <= 0)
 			continue;
-		if (repo_in_merge_bases(r, ours, old) > 0 ||
-		    (newer && repo_in_merge_bases(r, newer, old) > 0)) {
+		if (replaced_on_branch(r, ours, old, new) ||
+		    replaced_on_branch(r, newer, old, new)) {
 			*via = moves[i].refname;
 			return 1;
 		}
@@ -1884,12 +1898,12 @@ static void add_catch_up_steps(struct evolver *ev)
 		struct caught_up *caught_up = entry->util;
 		struct change_head *old = change_table_get(&ev->table,
 							   entry->string);
-		const char *onto = caught_up->remote_refname ?
-			caught_up->remote_refname + strlen("refs/remotes/") :
-			caught_up->fetched_name;
-		struct evolve_step *step =
+		struct evolve_step *step = caught_up->remote_refname ?
 			append_step(ev->result, EVOLVE_STEP_CATCH_UP,
-				    xstrdup(onto));
+				    xstrdup(caught_up->remote_refname +
+					    strlen("refs/remotes/"))) :
+			append_step(ev->result, EVOLVE_STEP_TAKE_FETCHED,
+				    xstrdup(caught_up->fetched_name));
 
 		oidcpy(&step->commit, &old->content);
 		string_list_append(&step->refnames, entry->string);
@@ -3205,6 +3219,15 @@ static void add_deletions(struct evolver *ev, struct follow_cb *cb)
 	}
 }
 
+/* Whether `refname` is among the refs that `cb` moves already. */
+static int moved_by(const struct follow_cb *cb, const char *refname)
+{
+	for (size_t i = 0; i < cb->moves_nr; i++)
+		if (!strcmp(cb->moves[i].refname, refname))
+			return 1;
+	return 0;
+}
+
 /*
  * The local changes that catch up with a remote version move there,
  * unless they are hidden: the writer continues the history of those that
@@ -3216,14 +3239,10 @@ static void add_catch_up_moves(struct evolver *ev, struct follow_cb *cb)
 
 	for_each_string_list_item(entry, &ev->caught_up) {
 		struct caught_up *caught_up = entry->util;
-		int hidden = 0;
 
-		/* Recorded as a rewrite instead (add_catch_up_rewrites()). */
-		if (!caught_up->remote_refname)
-			continue;
-		for (size_t i = 0; !hidden && i < cb->moves_nr; i++)
-			hidden = !strcmp(cb->moves[i].refname, entry->string);
-		if (!hidden)
+		/* By id, a rewrite instead (rewrites_to_record()). */
+		if (caught_up->remote_refname &&
+		    !moved_by(cb, entry->string))
 			add_move(cb, entry->string, &caught_up->old,
 				 &caught_up->head.head);
 	}
@@ -3237,41 +3256,54 @@ static void known_changes(struct evolver *ev, struct string_list *out)
 						      &ev->rewrites[i].old);
 		struct string_list_item *name;
 
-		for_each_string_list_item(name, &item->refnames)
-			string_list_append(out, name->string)->util = name->util;
+		for_each_string_list_item(name, &item->refnames) {
+			struct string_list_item *entry =
+				string_list_lookup(&ev->caught_up, name->string);
+			struct caught_up *caught_up = entry ? entry->util : NULL;
+			void *head = name->util;
+
+			/* Where it is: rewrites_to_record() moves it first. */
+			if (caught_up && !caught_up->remote_refname)
+				head = &caught_up->was;
+			string_list_append(out, name->string)->util = head;
+		}
 	}
 }
 
 /*
- * The changes caught up by id take the fetched commit as their new
- * version: recorded as a rewrite of the change's commit into it, so
- * that the change writer writes the metacommit, unless evolve rewrote
- * that commit itself (then the rewrite of it is recorded, from the
- * change's head) or deletes the change (`cb`'s moves hide it).
+ * The rewrites to record: first those of the changes caught up by id
+ * (catch_up_by_id()), whose commit becomes the fetched one, so that a
+ * rewrite of the fetched commit by evolve continues from there; then
+ * evolve's own. Not for a change that evolve deletes (`cb`'s moves hide
+ * it). Adds those changes to `changes`, at their heads as they are.
+ * Returns how many rewrites are in `*out`, which the caller frees.
  */
-static void add_catch_up_rewrites(struct evolver *ev, struct follow_cb *cb,
-				  struct string_list *changes)
+static size_t rewrites_to_record(struct evolver *ev, struct follow_cb *cb,
+				 struct string_list *changes,
+				 struct commit_rewrite **out)
 {
 	struct string_list_item *entry;
+	struct commit_rewrite *all;
+	size_t nr = 0;
 
+	ALLOC_ARRAY(all, st_add(ev->caught_up.nr, ev->rewrites_nr));
 	for_each_string_list_item(entry, &ev->caught_up) {
 		struct caught_up *caught_up = entry->util;
-		struct evolve_item *item;
-		int moved = 0;
 
-		if (caught_up->remote_refname)
+		if (caught_up->remote_refname ||
+		    moved_by(cb, entry->string) ||
+		    !oidmap_get(&ev->items, &caught_up->head.content))
 			continue;
-		item = oidmap_get(&ev->items, &caught_up->head.content);
-		for (size_t i = 0; !moved && i < cb->moves_nr; i++)
-			moved = !strcmp(cb->moves[i].refname, entry->string);
-		if (moved || !item ||
-		    (item->result && item->result != item->commit))
-			continue;
-		add_rewrite(ev, &caught_up->was.content,
-			    &caught_up->head.content);
-		string_list_append(changes, entry->string)->util =
-			&caught_up->was;
+		oidcpy(&all[nr].old, &caught_up->was.content);
+		oidcpy(&all[nr].new, &caught_up->head.content);
+		nr++;
+		if (!unsorted_string_list_has_string(changes, entry->string))
+			string_list_append(changes, entry->string)->util =
+				&caught_up->was;
 	}
+	COPY_ARRAY(all + nr, ev->rewrites, ev->rewrites_nr);
+	*out = all;
+	return nr + ev->rewrites_nr;
 }
 
 static int update_head(struct evolver *ev, struct follow_cb *cb)
@@ -3308,6 +3340,8 @@ static int write_results(struct evolver *ev)
 	struct ref_store *refs = get_main_ref_store(ev->repo);
 	struct refs_for_each_ref_options opts = { .prefix = "refs/heads/" };
 	struct string_list changes = STRING_LIST_INIT_NODUP;
+	struct commit_rewrite *rewrites = NULL;
+	size_t rewrites_nr;
 	int ret = -1;
 
 	/* Where HEAD goes: with its branch, or where it was if nothing moves. */
@@ -3337,14 +3371,15 @@ static int write_results(struct evolver *ev)
 	}
 
 	known_changes(ev, &changes);
-	add_catch_up_rewrites(ev, &cb, &changes);
-	if (record_rewrites_and_move_refs(ev->repo, &changes, ev->rewrites,
-					  ev->rewrites_nr, cb.moves, cb.moves_nr,
+	rewrites_nr = rewrites_to_record(ev, &cb, &changes, &rewrites);
+	if (record_rewrites_and_move_refs(ev->repo, &changes, rewrites,
+					  rewrites_nr, cb.moves, cb.moves_nr,
 					  "evolve", ev->err))
 		goto out;
 	ret = cb.head_moves ? update_head(ev, &cb) : 0;
 
 out:
+	free(rewrites);
 	string_list_clear(&changes, 0);
 	for (size_t i = 0; i < cb.moves_nr; i++)
 		free((char *)cb.moves[i].refname);

@@ -23,6 +23,11 @@ enum evolve_step_type {
 	 * fetched from a remote, `onto` ("origin/metas/x"): it moves there.
 	 */
 	EVOLVE_STEP_CATCH_UP,
+	/*
+	 * A commit fetched with the change id of the change's commit, `onto`
+	 * (abbreviated), was made from it: it becomes the change's version.
+	 */
+	EVOLVE_STEP_TAKE_FETCHED,
 	/* The change was rebased onto `onto`. */
 	EVOLVE_STEP_REBASE,
 	/* The change became empty when rebased onto `onto`: it is deleted. */
@@ -333,9 +338,9 @@ void evolve_report_rewrites(struct repository *r,
  * How many local changes the divergences that evolve_report_rewrites()
  * and "git fetch" saw still leave divergent, with those amended since a
  * fetch saw a newer commit of them by its id (for "git status"); 0 when
- * changes do not record. Costs one stat() when there were none since the
- * last complete evolve, else the walks of the histories of the changes
- * concerned.
+ * changes do not record. Costs two failed opens when there were none
+ * since the last complete evolve, else the walks of the histories of
+ * the changes concerned (of the newest 64 lines of each file).
  */
 int evolve_count_divergent(struct repository *r);
 

@@ -58,6 +58,10 @@ static void print_step(const struct evolve_step *step)
 	case EVOLVE_STEP_CATCH_UP:
 		printf(_("fast-forwarding %s to %s\n"), name, step->onto);
 		break;
+	case EVOLVE_STEP_TAKE_FETCHED:
+		printf(_("taking %s, fetched with the change id of %s, as its new version\n"),
+		       step->onto, name);
+		break;
 	case EVOLVE_STEP_REBASE:
 		printf(_("rebasing %s onto %s\n"), name, step->onto);
 		break;

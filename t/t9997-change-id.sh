@@ -547,7 +547,7 @@ test_expect_success 'a commit fetched over the version of a change is newer, and
 		git change list -v >out &&
 		test_grep "metas/c3.*behind" out &&
 		git evolve >out &&
-		test_grep "^fast-forwarding metas/c3 to $second" out &&
+		test_grep "^taking $second, fetched with the change id of metas/c3, as its new version" out &&
 		test_grep "^rebasing metas/c4 onto metas/c3" out &&
 		test_cmp_rev metas/c3 origin/shared &&
 		test_cmp_rev shared~ origin/shared &&
@@ -557,12 +557,11 @@ test_expect_success 'a commit fetched over the version of a change is newer, and
 		test_grep "^c3$" obslog &&
 		git push -q origin shared &&
 		git fetch origin 2>err &&
-		test_grep ! "behind\|divergence" err
+		test_grep ! -e behind -e divergence err
 	)
 '
 
 test_expect_success 'a change amended since the fetch does not take the newer commit' '
-	echo "c4 by Bob" >bob/c4.t &&
 	bob fetch -q origin &&
 	bob reset -q --hard origin/shared &&
 	echo "c4 by Bob" >bob/c4.t &&
@@ -575,7 +574,7 @@ test_expect_success 'a change amended since the fetch does not take the newer co
 		echo "c4 by Alice" >c4.t &&
 		git commit -q -a --amend -m "c4, by Alice" &&
 		git evolve -n >out &&
-		test_grep ! "fast-forwarding" out &&
+		test_grep ! "^taking" out &&
 		git change list -v >out &&
 		test_grep ! "metas/c4.*behind" out &&
 		# both were made from the version fetched before
@@ -589,6 +588,68 @@ test_expect_success 'a change amended since the fetch does not take the newer co
 		git merge --continue &&
 		git status >out &&
 		test_grep ! "divergent" out
+	)
+'
+
+test_expect_success 'evolve records the newer commit by id before rebasing it' '
+	(
+		cd alice &&
+		git checkout -q -b third main &&
+		test_commit p5 &&
+		test_commit c5 &&
+		git push -q origin third &&
+		test_commit c6 &&
+		git checkout -q metas/p5 &&
+		echo "p5, amended" >p5.t &&
+		git commit -q -a --amend -m "p5, amended"
+	) &&
+	bob fetch -q origin &&
+	bob checkout -q -b third origin/third &&
+	echo "c5 by Bob" >bob/c5.t &&
+	bob commit -q -a --amend -m "c5, by Bob" &&
+	bob push -q -f origin third &&
+	(
+		cd alice &&
+		git fetch origin 2>err &&
+		test_grep "hint: metas/c5 is behind" err &&
+		git checkout -q metas/c6 &&
+		git evolve >out &&
+		test_grep "^rebasing metas/c5 onto metas/p5" out &&
+		test_grep "^rebasing metas/c6 onto metas/c5" out &&
+		test_cmp_rev metas/c5~ metas/p5 &&
+		test_cmp_rev metas/c6~ metas/c5 &&
+		test_cmp_rev HEAD metas/c6 &&
+		test_same_id metas/c5 origin/third &&
+		git log --obslog --format=%s metas/c5 >obslog &&
+		test_line_count = 3 obslog &&
+		test_grep "c5, by Bob" obslog &&
+		test_grep "^c5$" obslog &&
+		git status >out &&
+		test_grep ! -e divergent -e "built on" out &&
+		test_path_is_missing .git/evolve-newer
+	)
+'
+
+test_expect_success 'a branch that merged both versions does not make one newer' '
+	(
+		cd alice &&
+		git checkout -q -b fourth main &&
+		test_commit c8 &&
+		git push -q origin fourth
+	) &&
+	bob fetch -q origin &&
+	bob checkout -q -b fix8 origin/fourth &&
+	echo "c8 by Bob" >bob/c8.t &&
+	bob commit -q -a --amend -m "c8, by Bob" &&
+	bob checkout -q -b fourth origin/fourth &&
+	bob merge -q --no-ff -s ours -m "take both" fix8 &&
+	bob push -q origin fourth &&
+	(
+		cd alice &&
+		git fetch origin 2>err &&
+		test_grep ! "is behind" err &&
+		test_grep "has the change id of metas/c8 .*(divergence)" err &&
+		test_path_is_missing .git/evolve-newer
 	)
 '
 

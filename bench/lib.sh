@@ -91,7 +91,8 @@ runs_note () {
 }
 
 # make_changes_repo <n> <dir>: a repository with <n> changes, made with the
-# unpatched git only: <n> commits on a side line, each with a change under
+# unpatched git only: <n> commits on a side line, each adding a file in
+# directories of at most 100 entries (linear in <n>), each with a change under
 # refs/metas/; every tenth change has been amended once (points at a
 # metacommit). Refs are packed, as they would be after a while.
 make_changes_repo () {
@@ -109,7 +110,9 @@ make_changes_repo () {
 				printf 'commit refs/heads/side\nmark :%d\n' $i
 				printf 'committer C <c@example.com> %d +0000\n' $((1700000000 + i))
 				printf 'data <<EOT\nwork item %d\nEOT\n' $i
-				printf 'M 644 inline f%d\ndata <<EOT\n%d\nEOT\n\n' $i $i
+				# nested, so that no tree grows with <n>
+				printf 'M 644 inline d%d/e%d/f%d\ndata <<EOT\n%d\nEOT\n\n' \
+					$((i / 10000)) $((i / 100 % 100)) $i $i
 			done
 			printf 'checkpoint\n'
 		} | "$vanilla" fast-import --quiet --export-marks=marks

@@ -1,32 +1,16 @@
 /*
- * The "change-id" commit header: its format, and the one place that
- * decides which id a commit being written carries (see change-id.h).
+ * The "change-id" commit header: its format, read, checked, made and
+ * put in a commit's headers (see change-id.h). Which id a commit carries
+ * is decided by the change writer's layer, set_change_id_header().
  */
 
 #include "git-compat-util.h"
 #include "change-id.h"
 #include "commit.h"
-#include "config.h"
-#include "gettext.h"
-#include "metacommit.h"
 #include "odb.h"
-#include "parse.h"
 #include "repository.h"
 
 #define CHANGE_ID_BYTES (CHANGE_ID_LEN / 2)
-
-int change_id_header_enabled(struct repository *r)
-{
-	int enabled;
-
-	if (!repo_changes_enabled(r))
-		return 0;
-	enabled = git_env_bool("GIT_TEST_CHANGE_ID_HEADER", -1);
-	if (enabled < 0 &&
-	    repo_config_get_bool(r, "core.changeidheader", &enabled))
-		enabled = 1;
-	return enabled;
-}
 
 /* 'z' is 0, 'y' 1 ... 'k' 15: hex digits counted down from 'z'. */
 static int reverse_hex_value(char c)
@@ -75,7 +59,12 @@ out:
 	return found;
 }
 
-static int new_change_id(struct strbuf *id)
+unsigned char change_id_first_byte(const char *id)
+{
+	return reverse_hex_value(id[0]) << 4 | reverse_hex_value(id[1]);
+}
+
+int change_id_new(struct strbuf *id)
 {
 	unsigned char bytes[CHANGE_ID_BYTES];
 
@@ -104,28 +93,16 @@ static void remove_change_id_headers(struct commit_extra_header **extra)
 	}
 }
 
-void set_change_id_header(struct repository *r,
-			  struct commit_extra_header **extra,
-			  struct commit *continues)
+void change_id_put_header(struct commit_extra_header **extra,
+			  const char *id)
 {
-	struct strbuf id = STRBUF_INIT;
 	struct commit_extra_header *header;
 
-	if (!change_id_header_enabled(r))
-		return;
-	if (!(continues && commit_change_id(r, continues, &id)) &&
-	    new_change_id(&id) < 0) {
-		warning(_("could not get random bytes for a change id"));
-		strbuf_release(&id);
-		return;
-	}
 	remove_change_id_headers(extra);
-
-	/* First, so that it follows "committer" as other tools write it. */
 	CALLOC_ARRAY(header, 1);
 	header->key = xstrdup(CHANGE_ID_HEADER);
-	header->len = id.len;
-	header->value = strbuf_detach(&id, NULL);
+	header->len = strlen(id);
+	header->value = xstrdup(id);
 	header->next = *extra;
 	*extra = header;
 }

@@ -2,13 +2,14 @@
 #define CHANGE_ID_H
 
 /*
- * The "change-id" commit header that Jujutsu and GitButler write and
- * Gerrit reads: 16 random bytes as 32 "reverse hex" digits, 'z' for 0
- * down to 'k' for 15. While changes are recorded, commands give it the
- * meaning of the change graph: a commit that continues a change (a
- * "modify": commit --amend, rebase, evolve) keeps the id of the commit
- * it replaces; any other commit (a new one, a cherry-pick, a revert)
- * starts a change and gets a new id.
+ * The format of the "change-id" commit header that Jujutsu and GitButler
+ * write and Gerrit reads: 16 random bytes as 32 "reverse hex" digits,
+ * 'z' for 0 down to 'k' for 15. While changes are recorded, commands
+ * give it the meaning of the change graph (set_change_id_header() in
+ * metacommit.h): a commit that continues a change (a "modify": commit
+ * --amend, rebase, evolve) keeps the id of the commit it replaces; any
+ * other commit (a new one, a cherry-pick, a revert) starts a change and
+ * gets a new id.
  */
 
 #include "strbuf.h"
@@ -20,14 +21,6 @@ struct repository;
 #define CHANGE_ID_HEADER "change-id"
 /* The length of an id: two reverse hex digits per byte. */
 #define CHANGE_ID_LEN 32
-
-/*
- * Whether commands write the header: only while they record changes
- * (repo_changes_enabled()), and then as the GIT_TEST_CHANGE_ID_HEADER
- * environment variable says if it is set (for the test suite), otherwise
- * as the core.changeIdHeader configuration says (default true).
- */
-int change_id_header_enabled(struct repository *r);
 
 /* Whether the `len` bytes at `id` are a well-formed id. */
 int change_id_is_valid(const char *id, size_t len);
@@ -41,16 +34,23 @@ int commit_change_id(struct repository *r, struct commit *commit,
 		     struct strbuf *id);
 
 /*
- * Give the commit about to be written with the extra headers `*extra`
- * (a list from read_commit_extra_headers(), or NULL) its change-id
- * header, if change_id_header_enabled(): the id of `continues`, the
- * commit whose change it continues (NULL for a commit that starts a
- * change), or a new one when that has none. Any change-id header
- * already in the list is replaced. Never dies: if no random bytes can
- * be had, the commit is left without the header.
+ * Set `id` to a new id, from random bytes. Returns 0, or -1 (leaving
+ * `id` alone) if no random bytes can be had.
  */
-void set_change_id_header(struct repository *r,
-			  struct commit_extra_header **extra,
-			  struct commit *continues);
+int change_id_new(struct strbuf *id);
+
+/* The byte that the first two digits of the well-formed `id` encode. */
+unsigned char change_id_first_byte(const char *id);
+
+/*
+ * Make `id` the change-id header of the commit about to be written with
+ * the extra headers `*extra` (a list from read_commit_extra_headers(),
+ * or NULL): any change-id header in it is removed, and one with `id` is
+ * put first, so that it follows "committer" as other tools write it.
+ * Which id a commit carries is decided above this file, by
+ * set_change_id_header() (metacommit.h).
+ */
+void change_id_put_header(struct commit_extra_header **extra,
+			  const char *id);
 
 #endif

@@ -926,12 +926,6 @@ int change_ids_indexed(struct repository *r)
 	return indexed;
 }
 
-/* The bucket of an id: its first two digits as a byte. */
-static unsigned char id_index_byte(const char *id)
-{
-	return ('z' - id[0]) << 4 | ('z' - id[1]);
-}
-
 static void index_change_id(struct repository *r,
 			    const struct object_id *content,
 			    const char *refname)
@@ -1095,9 +1089,9 @@ void changes_with_id(struct repository *r, struct content_index_cache *cache,
 
 	if (!change_id_is_valid(id, strlen(id)))
 		return;
-	if (!cache || !cache->loaded[id_index_byte(id)])
+	if (!cache || !cache->loaded[change_id_first_byte(id)])
 		path = id_index_path(r, id);
-	line = index_bucket(cache, id_index_byte(id), path, &scratch);
+	line = index_bucket(cache, change_id_first_byte(id), path, &scratch);
 	while (*line) {
 		const char *eol = strchrnul(line, '\n');
 		const char *refname;
@@ -1323,6 +1317,35 @@ int repo_changes_enabled(struct repository *r)
 	    repo_config_get_bool(r, "core.enablechanges", &enabled))
 		enabled = 1;
 	return enabled;
+}
+
+int change_id_header_enabled(struct repository *r)
+{
+	int enabled;
+
+	if (!repo_changes_enabled(r))
+		return 0;
+	enabled = git_env_bool("GIT_TEST_CHANGE_ID_HEADER", -1);
+	if (enabled < 0 &&
+	    repo_config_get_bool(r, "core.changeidheader", &enabled))
+		enabled = 1;
+	return enabled;
+}
+
+void set_change_id_header(struct repository *r,
+			  struct commit_extra_header **extra,
+			  struct commit *continues)
+{
+	struct strbuf id = STRBUF_INIT;
+
+	if (!change_id_header_enabled(r))
+		return;
+	if (!(continues && commit_change_id(r, continues, &id)) &&
+	    change_id_new(&id) < 0)
+		warning(_("could not get random bytes for a change id"));
+	else
+		change_id_put_header(extra, id.buf);
+	strbuf_release(&id);
 }
 
 int changes_deferred_by_rebase(struct repository *r)

@@ -188,6 +188,29 @@ int modify_change(struct repository *r, const struct object_id *old_commit,
 int repo_changes_enabled(struct repository *r);
 
 /*
+ * Whether commands write the change-id header (change-id.h): only while
+ * they record changes (repo_changes_enabled()), and then as the
+ * GIT_TEST_CHANGE_ID_HEADER environment variable says if it is set (for
+ * the test suite), otherwise as the core.changeIdHeader configuration
+ * says (default true).
+ */
+int change_id_header_enabled(struct repository *r);
+
+/*
+ * Give the commit about to be written with the extra headers `*extra`
+ * (a list from read_commit_extra_headers(), or NULL) its change-id
+ * header, if change_id_header_enabled(): the id of `continues`, the
+ * commit whose change it continues (NULL for a commit that starts a
+ * change), or a new one when that has none. Any change-id header
+ * already in the list is replaced. Never dies: if no random bytes can
+ * be had, the commit is left without the header.
+ */
+struct commit_extra_header;
+void set_change_id_header(struct repository *r,
+			  struct commit_extra_header **extra,
+			  struct commit *continues);
+
+/*
  * The content index (see metacommit.c) read as it is, stale entries
  * included: the changes that had `content` as their commit at some time.
  * Changes that only came by fetch or update-ref are not there.

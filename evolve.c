@@ -4004,9 +4004,12 @@ static int auto_merge_versions(struct evolver *ev,
  * at a time, reloading the changes after each, until none is left or one
  * cannot be ended: evolve then stops on that one, as it would without
  * the transformations. The changes then follow the versions that replace
- * the divergent ones.
+ * the divergent ones. Returns 0 with the changes loaded in `ev`, none of
+ * them divergent in a way to end, for evolve to go on with; 1 with `ev`
+ * released (evolve loads them again: the divergence left stops it); -1
+ * on error.
  */
-static int resolve_divergences(struct repository *r,
+static int resolve_divergences(struct evolver *ev, struct repository *r,
 			       const struct evolve_options *opts,
 			       struct evolve_result *result,
 			       struct strbuf *saved_changes, struct strbuf *err)
@@ -4015,38 +4018,38 @@ static int resolve_divergences(struct repository *r,
 	unsigned tries = 0, max_tries = 0;
 
 	do {
-		struct evolver ev;
 		struct obsolete_commit *divergent;
 		int ret = 1;
 
-		evolver_init(&ev, r, err);
-		ev.opts = opts;
-		ev.result = result;
-		ev.saved_changes = saved_changes;
-		load_changes(&ev);
+		evolver_init(ev, r, err);
+		ev->opts = opts;
+		ev->result = result;
+		ev->saved_changes = saved_changes;
+		load_changes(ev);
 		if (!max_tries)
-			max_tries = oidmap_get_size(&ev.obsolete);
+			max_tries = oidmap_get_size(&ev->obsolete);
 		/* Only a merge resolves a divergence from a remote. */
-		divergent = first_divergence(&ev, opts->auto_merge ?
+		divergent = first_divergence(ev, opts->auto_merge ?
 					     DIVERGENCE_WITH_REMOTE :
 					     DIVERGENCE_LOCAL);
-		if (divergent && opts->follow_up_merges &&
-		    !divergent->newest->remote && !divergent->divergent->remote)
-			ret = squash_follow_up_merge(&ev, divergent);
-		if (divergent && ret > 0 && opts->auto_merge)
-			ret = auto_merge_versions(&ev, divergent);
-		evolver_release(&ev);
+		/* Loaded, with nothing to merge: evolve goes on from here. */
 		if (!divergent)
 			return 0;
+		if (opts->follow_up_merges &&
+		    !divergent->newest->remote && !divergent->divergent->remote)
+			ret = squash_follow_up_merge(ev, divergent);
+		if (ret > 0 && opts->auto_merge)
+			ret = auto_merge_versions(ev, divergent);
+		evolver_release(ev);
 		if (ret > 0) {
 			/* Reported as a divergence, with a word about why. */
 			strbuf_reset(err);
-			return 0;
+			return 1;
 		}
 		if (ret < 0)
 			return -1;
 	} while (++tries < max_tries);
-	return 0;
+	return 1;
 }
 
 int evolve_changes(struct repository *r, const struct evolve_options *opts,
@@ -4055,7 +4058,7 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 	struct evolver ev;
 	struct strbuf done = STRBUF_INIT;
 	struct strbuf saved_changes = STRBUF_INIT;
-	int in_memory = 0, ret;
+	int in_memory = 0, loaded = 0, ret;
 
 	if (opts->action == EVOLVE_START && evolve_in_progress(r)) {
 		strbuf_addstr(err, _("an evolve is in progress; use \"git evolve --continue\", "
@@ -4068,13 +4071,19 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 	}
 
 	if (opts->action == EVOLVE_START && !opts->dry_run &&
-	    (opts->follow_up_merges || opts->auto_merge) &&
-	    resolve_divergences(r, opts, result, &saved_changes, err)) {
-		strbuf_release(&saved_changes);
-		return -1;
+	    (opts->follow_up_merges || opts->auto_merge)) {
+		ret = resolve_divergences(&ev, r, opts, result, &saved_changes,
+					  err);
+		if (ret < 0) {
+			strbuf_release(&saved_changes);
+			return -1;
+		}
+		/* Loading every change costs most: do it once if we can. */
+		loaded = !ret;
 	}
 
-	evolver_init(&ev, r, err);
+	if (!loaded)
+		evolver_init(&ev, r, err);
 	ev.opts = opts;
 	ev.result = result;
 	ev.saved_changes = &saved_changes;
@@ -4093,7 +4102,8 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 			ret = resume(&ev, opts->action, &done);
 	}
 	if (!ret) {
-		load_changes(&ev);
+		if (!loaded)
+			load_changes(&ev);
 		if (!ev.resuming)
 			add_catch_up_steps(&ev);
 		seed_done(&ev, done.buf);

@@ -117,7 +117,10 @@ test_expect_success 'evolve rebases the descendants of an amended change' '
 	make_stack &&
 	amend_change stack-commit-c2 amended-c2 &&
 	new_c2=$(git rev-parse HEAD) &&
-	git evolve >actual &&
+	GIT_TRACE2_EVENT="$(pwd)/evolve.event" git evolve >actual &&
+	# every change is loaded once, follow-up merges or not
+	grep "\"region_enter\".*\"label\":\"load_changes\"" evolve.event >loads &&
+	test_line_count = 1 loads &&
 	cat >expect <<-\EOF &&
 	rebasing metas/stack-commit-c3 onto metas/stack-commit-c2
 	rebasing metas/stack-commit-c4 onto metas/stack-commit-c3

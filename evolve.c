@@ -1534,6 +1534,17 @@ static struct change_head *local_head(struct evolver *ev, const char *refname)
 	return change_table_get(&ev->table, refname);
 }
 
+/* The change `refname` if it is caught up by id (catch_up_by_id()). */
+static struct caught_up *caught_up_by_id(struct evolver *ev,
+					 const char *refname)
+{
+	struct string_list_item *entry =
+		string_list_lookup(&ev->caught_up, refname);
+	struct caught_up *caught_up = entry ? entry->util : NULL;
+
+	return caught_up && !caught_up->remote_refname ? caught_up : NULL;
+}
+
 /*
  * Find the local changes that are behind the remote change of the same
  * name: the local head is in the history of the remote one. Each
@@ -1779,11 +1790,9 @@ static void add_remote_versions(struct evolver *ev)
 static void mark_caught_up_by_id(struct evolver *ev, struct evolve_item *item,
 				 const char *refname)
 {
-	struct string_list_item *entry =
-		string_list_lookup(&ev->caught_up, refname);
-	struct caught_up *caught_up = entry ? entry->util : NULL;
+	struct caught_up *caught_up = caught_up_by_id(ev, refname);
 
-	if (caught_up && !caught_up->remote_refname)
+	if (caught_up)
 		mark_obsolete(ev, &caught_up->was.content, item, 1);
 }
 
@@ -3257,15 +3266,12 @@ static void known_changes(struct evolver *ev, struct string_list *out)
 		struct string_list_item *name;
 
 		for_each_string_list_item(name, &item->refnames) {
-			struct string_list_item *entry =
-				string_list_lookup(&ev->caught_up, name->string);
-			struct caught_up *caught_up = entry ? entry->util : NULL;
-			void *head = name->util;
+			struct caught_up *caught_up =
+				caught_up_by_id(ev, name->string);
 
 			/* Where it is: rewrites_to_record() moves it first. */
-			if (caught_up && !caught_up->remote_refname)
-				head = &caught_up->was;
-			string_list_append(out, name->string)->util = head;
+			string_list_append(out, name->string)->util =
+				caught_up ? &caught_up->was : name->util;
 		}
 	}
 }

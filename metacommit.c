@@ -880,7 +880,7 @@ static char *content_index_path(struct repository *r,
 }
 
 void append_change_file(struct repository *r, const char *path,
-		    const struct strbuf *line)
+			const struct strbuf *line)
 {
 	int fd;
 

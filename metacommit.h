@@ -241,7 +241,7 @@ void content_index_listed(struct repository *r, struct content_index_cache *cach
  * with a concurrent one, so no lock is needed. Failures are warnings.
  */
 void append_change_file(struct repository *r, const char *path,
-		    const struct strbuf *line);
+			const struct strbuf *line);
 
 /* Whether any change has had a change id: the id index exists. */
 int change_ids_indexed(struct repository *r);

@@ -428,6 +428,13 @@ bob () {
 	"$SERVER_GIT" -C bob "$@"
 }
 
+# Bob amends his HEAD, changing <file>, with the unpatched git, which
+# keeps the change id: bob_amends <file> <message>.
+bob_amends () {
+	echo "$2" >bob/"$1" &&
+	bob commit -q -a --amend -m "$2"
+}
+
 test_expect_success 'setup: Alice shares a topic, Bob clones it without changes' '
 	find_server_git &&
 	"$SERVER_GIT" init -q --bare -b main idserver.git &&
@@ -522,8 +529,7 @@ test_expect_success 'a commit fetched over the version of a change is newer, and
 	) &&
 	bob fetch -q origin &&
 	bob checkout -q -b shared origin/shared &&
-	echo "c3 by Bob" >bob/c3.t &&
-	bob commit -q -a --amend -m "c3, by Bob" &&
+	bob_amends c3.t "c3, by Bob" &&
 	bob push -q -f origin shared &&
 	# quiet, but noted all the same
 	git -C alice fetch -q origin 2>err &&
@@ -532,8 +538,7 @@ test_expect_success 'a commit fetched over the version of a change is newer, and
 	test_grep "1 change is built on a commit that was rewritten" out &&
 
 	# amended again: fetched over the version noted newer
-	echo "c3 by Bob, again" >bob/c3.t &&
-	bob commit -q -a --amend -m "c3, by Bob again" &&
+	bob_amends c3.t "c3, by Bob again" &&
 	bob push -q -f origin shared &&
 	git -C alice fetch origin 2>err &&
 	second=$(git -C alice rev-parse --short origin/shared) &&
@@ -564,8 +569,7 @@ test_expect_success 'a commit fetched over the version of a change is newer, and
 test_expect_success 'a change amended since the fetch does not take the newer commit' '
 	bob fetch -q origin &&
 	bob reset -q --hard origin/shared &&
-	echo "c4 by Bob" >bob/c4.t &&
-	bob commit -q -a --amend -m "c4, by Bob" &&
+	bob_amends c4.t "c4, by Bob" &&
 	bob push -q -f origin shared &&
 	(
 		cd alice &&
@@ -605,8 +609,7 @@ test_expect_success 'evolve records the newer commit by id before rebasing it' '
 	) &&
 	bob fetch -q origin &&
 	bob checkout -q -b third origin/third &&
-	echo "c5 by Bob" >bob/c5.t &&
-	bob commit -q -a --amend -m "c5, by Bob" &&
+	bob_amends c5.t "c5, by Bob" &&
 	bob push -q -f origin third &&
 	(
 		cd alice &&
@@ -639,8 +642,7 @@ test_expect_success 'a branch that merged both versions does not make one newer'
 	) &&
 	bob fetch -q origin &&
 	bob checkout -q -b fix8 origin/fourth &&
-	echo "c8 by Bob" >bob/c8.t &&
-	bob commit -q -a --amend -m "c8, by Bob" &&
+	bob_amends c8.t "c8, by Bob" &&
 	bob checkout -q -b fourth origin/fourth &&
 	bob merge -q --no-ff -s ours -m "take both" fix8 &&
 	bob push -q origin fourth &&

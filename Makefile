@@ -123,7 +123,7 @@ check-meson: assemble
 	@rm -rf $(BUILD)/meson
 	meson setup $(BUILD)/meson $(TREE) -Drust=disabled >$(BUILD)/meson-setup.log
 	ninja -C $(BUILD)/meson $$(ninja -C $(BUILD)/meson -t targets all | \
-		sed -n 's/^\([^:]*\(metacommit\|change-table\|builtin_change\)[^:]*\.o\):.*/\1/p')
+		sed -n 's/^\([^:]*\(metacommit\|change-table\|change-writer\|builtin_change\)[^:]*\.o\):.*/\1/p')
 	$(MAKE) -C $(TREE)/t check-meson
 	$(MAKE) -C $(TREE)/Documentation lint-docs-meson
 

@@ -6,7 +6,7 @@
  * write and Gerrit reads: 16 random bytes as 32 "reverse hex" digits,
  * 'z' for 0 down to 'k' for 15. While changes are recorded, commands
  * give it the meaning of the change graph (set_change_id_header() in
- * metacommit.h): a commit that continues a change (a "modify": commit
+ * change-writer.h): a commit that continues a change (a "modify": commit
  * --amend, rebase, evolve) keeps the id of the commit it replaces; any
  * other commit (a new one, a cherry-pick, a revert) starts a change and
  * gets a new id.
@@ -48,7 +48,7 @@ unsigned char change_id_first_byte(const char *id);
  * or NULL): any change-id header in it is removed, and one with `id` is
  * put first, so that it follows "committer" as other tools write it.
  * Which id a commit carries is decided above this file, by
- * set_change_id_header() (metacommit.h).
+ * set_change_id_header() (change-writer.h).
  */
 void change_id_put_header(struct commit_extra_header **extra,
 			  const char *id);

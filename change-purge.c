@@ -10,7 +10,7 @@
 #include "change-table.h"
 #include "change-writer.h"
 #include "commit.h"
-#include "evolve.h"
+#include "evolve-state.h"
 #include "gettext.h"
 #include "hex.h"
 #include "object.h"

@@ -1,31 +1,31 @@
 /*
- * The evolve engine and what reads the graph of versions: "git evolve"
- * (visit the changes in dependency order, rebase them in memory, move
- * what was rewritten in one transaction, stop and resume on a conflict),
- * resolving divergence (merge --amend, follow-up merges), next/prev,
- * the states "git change list" shows, obslog, prune and forget, the
- * obsolete finder of "log --decorate" and the merge base of versions.
+ * The evolve engine: "git evolve" (visit the changes in dependency order,
+ * rebase them in memory, move what was rewritten in one transaction,
+ * stop on a conflict and resume), resolving divergence (merge --amend,
+ * follow-up merges), and the "git change" operations that need the
+ * engine's walk (prune, forget, abandon with HEAD moved off) and the
+ * move of HEAD for next/prev. It reads the changes through the change
+ * graph (change-graph.h), keeps its stop in evolve-state.c and records
+ * through the change writer (change-writer.h).
  */
 /* for DEFAULT_ABBREV, which depends on the core.abbrev config */
 #define USE_THE_REPOSITORY_VARIABLE
 
 #include "git-compat-util.h"
 #include "evolve.h"
-#include "abspath.h"
-#include "advice.h"
+#include "change-graph.h"
+#include "evolve-report.h"
+#include "evolve-state.h"
 #include "cache-tree.h"
 #include "change-id.h"
 #include "change-table.h"
 #include "change-writer.h"
 #include "commit.h"
-#include "commit-graph.h"
 #include "commit-reach.h"
-#include "commit-slab.h"
 #include "gettext.h"
 #include "diff.h"
 #include "dir.h"
 #include "hex.h"
-#include "khash.h"
 #include "lockfile.h"
 #include "merge-ort.h"
 #include "object-name.h"
@@ -34,7 +34,6 @@
 #include "oidset.h"
 #include "patch-ids.h"
 #include "path.h"
-#include "prio-queue.h"
 #include "progress.h"
 #include "read-cache-ll.h"
 #include "refs.h"
@@ -42,93 +41,22 @@
 #include "replay.h"
 #include "revision.h"
 #include "repository.h"
-#include "trace2.h"
 #include "tree.h"
 #include "reset.h"
 #include "sequencer.h"
 #include "strbuf.h"
 #include "strmap.h"
-#include "strvec.h"
-#include "wrapper.h"
 #include "worktree.h"
 #include "wt-status.h"
-
-/* The content commit of one or more active changes (aliases). */
-struct evolve_item {
-	struct oidmap_entry entry;
-	struct commit *commit;
-	/* Refnames of the changes (util: their struct change_head). */
-	struct string_list refnames;
-	/* A commit carried along without a change: its abbreviated name. */
-	char *carried;
-	/* What the commit becomes: itself, its rebased version or a parent. */
-	struct commit *result;
-	enum { ITEM_PENDING, ITEM_VISITING, ITEM_DONE } state;
-	unsigned abandoned:1,
-		 /* result differs from commit */
-		 changed:1,
-		 emptied:1,
-		 /* abandoned, and a child or ref moved off it */
-		 dropped:1,
-		 /* it replaces a commit that another change replaces too */
-		 divergent:1,
-		 /* another change replaces it: it is obsolete */
-		 superseded:1,
-		 /* it is in an upstream: its children go onto that */
-		 landed:1,
-		 /* on the stack of visit_deep(), waiting for its parents */
-		 queued:1,
-		 /*
-		  * The newest version of a change fetched from a remote
-		  * (refnames: its remote-tracking ref), which no local
-		  * change holds: evolve builds on it, never rewrites it.
-		  */
-		 remote:1;
-};
-
-/*
- * A local change that is an earlier version of the change of the same
- * name fetched from a remote (someone amended it and shared that): evolve
- * takes the remote version as the newest one of the local change, moving
- * the local change there, as a fast-forward, before anything else. Or
- * one behind a commit fetched on a branch with its change id, which no
- * metacommit records yet (catch_up_by_id()): evolve records it as the
- * next version of the change.
- */
-struct caught_up {
-	/* The change as evolve treats it: at the remote version. */
-	struct change_head head;
-	/* Where the local change is. */
-	struct object_id old;
-	/* The remote change ("refs/remotes/origin/metas/x"), or NULL by id. */
-	char *remote_refname;
-	/* By id: the local change as it is, and how to name the commit. */
-	struct change_head was;
-	char *fetched_name;
-};
-
-/* A commit made obsolete by the change(s) whose content is `newest`. */
-struct obsolete_commit {
-	struct oidmap_entry entry;
-	struct evolve_item *newest;
-	/* How many versions of the commit came after it (at least 1). */
-	unsigned behind;
-	/* Another change that replaces it too, or NULL. */
-	struct evolve_item *divergent;
-};
 
 struct evolver {
 	struct repository *repo;
 	const struct evolve_options *opts;
-	struct change_table table;
-	/* The changes fetched from remotes (see add_remote_versions()). */
-	struct change_table remote_table;
-	/* Local refname -> struct caught_up. */
-	struct string_list caught_up;
-	/* content commit -> struct evolve_item */
-	struct oidmap items;
-	/* obsolete commit -> struct obsolete_commit */
-	struct oidmap obsolete;
+	/*
+	 * Every change and the commits they make obsolete; evolve adds the
+	 * commits it carries along without a change (carried_item()).
+	 */
+	struct change_graph graph;
 	struct merge_options merge_opt;
 	struct merge_result merge_result;
 	int merging;
@@ -158,7 +86,7 @@ struct evolver {
 	 */
 	struct strbuf *saved_changes;
 	/* Changes that became empty in this run. */
-	struct evolve_item **emptied;
+	struct change_node **emptied;
 	size_t emptied_nr, emptied_alloc;
 	/* The upstreams (util: struct commit *), from opts or the state. */
 	struct string_list upstreams;
@@ -178,7 +106,7 @@ struct evolver {
 	struct strmap ids_in_upstreams;
 	unsigned ids_in_upstreams_ready:1;
 	/* The pick that conflicted, if any. */
-	struct evolve_item *conflict_item;
+	struct change_node *conflict_item;
 	struct commit *conflict_onto;
 
 	/*
@@ -192,1282 +120,6 @@ struct evolver {
 	size_t published_nr, published_alloc;
 	unsigned carry_ready:1;
 };
-
-/*
- * The state of a stopped evolve, in $GIT_DIR/evolve/:
- *
- *   head-name   the branch HEAD was on, or "detached"
- *   orig-head   the commit HEAD was at
- *   current     the commit whose rebase conflicted
- *   onto        the commit it was rebased onto, where HEAD now is
- *               (until the user commits the resolution on it)
- *   done        one line per change already evolved:
- *               "<result> <old>" (rebased), "<result> <old> empty"
- *               (became empty on <result>) or "<old> <old> skip"; the
- *               first object name of each line is kept by gc
- *   autostash   local modifications, stashed
- *   metas-before
- *               where the changes were that evolve moved before it
- *               stopped, resolving divergences (CHANGES_SAVED_FILE)
- */
-#define EVOLVE_STATE_DIR "evolve"
-
-static char *state_path(struct repository *r, const char *name)
-{
-	return repo_git_path(r, EVOLVE_STATE_DIR "/%s", name);
-}
-
-static int read_state_oid(struct repository *r, const char *name,
-			  struct object_id *oid)
-{
-	char *path = state_path(r, name);
-	struct strbuf buf = STRBUF_INIT;
-	int ret = strbuf_read_file(&buf, path, 0) < 0 ||
-		  get_oid_hex(buf.buf, oid) ? -1 : 0;
-
-	strbuf_release(&buf);
-	free(path);
-	return ret;
-}
-
-static void write_state(struct repository *r, const char *name,
-			const char *value)
-{
-	char *path = state_path(r, name);
-
-	write_file(path, "%s", value);
-	free(path);
-}
-
-int evolve_in_progress(struct repository *r)
-{
-	char *path = repo_git_path(r, EVOLVE_STATE_DIR);
-	int ret = is_directory(path);
-
-	free(path);
-	return ret;
-}
-
-/*
- * What the content index says of `commit`, checked against the refs: the
- * first by name of the local changes whose commit it is goes in `refname`
- * and the value of its ref in `head` (each if not NULL), and `*moved` (if
- * not NULL) is set if a change it lists for `commit` is gone or holds
- * another commit now, which makes `commit` a candidate obsolete version.
- * Returns whether a change holds `commit`. This costs the same however
- * many changes there are; a change that only came by fetch or update-ref
- * is not found.
- */
-static int indexed_change_of(struct repository *r,
-			     struct content_index_cache *cache,
-			     const struct object_id *commit,
-			     struct strbuf *refname, struct object_id *head,
-			     int *moved)
-{
-	struct string_list listed = STRING_LIST_INIT_DUP;
-	struct string_list_item *name;
-	int found = 0;
-
-	if (moved)
-		*moved = 0;
-	content_index_listed(r, cache, commit, &listed);
-	string_list_sort(&listed);
-	for_each_string_list_item(name, &listed) {
-		struct object_id value, content;
-
-		if (refs_read_ref(get_main_ref_store(r), name->string,
-				  &value)) {
-			oidclr(&content, r->hash_algo);
-		} else {
-			oidcpy(&content, &value);
-			peel_change_head(r, name->string, &content);
-		}
-		if (!oideq(&content, commit)) {
-			if (moved)
-				*moved = 1;
-		} else if (!found) {
-			if (refname)
-				strbuf_addstr(refname, name->string);
-			if (head)
-				oidcpy(head, &value);
-			found = 1;
-		}
-		if (found && (!moved || *moved))
-			break;
-	}
-	string_list_clear(&listed, 0);
-	return found;
-}
-
-/*
- * The change whose commit is `commit`, as users write it ("metas/foo"; the
- * first by name if several hold it), or else its abbreviated object name.
- */
-static char *name_commit(struct repository *r, const struct object_id *commit)
-{
-	struct strbuf refname = STRBUF_INIT;
-
-	if (indexed_change_of(r, NULL, commit, &refname, NULL, NULL)) {
-		char *ret = xstrdup(refname.buf + strlen("refs/"));
-
-		strbuf_release(&refname);
-		return ret;
-	}
-	return xstrdup(repo_find_unique_abbrev(r, commit, DEFAULT_ABBREV));
-}
-
-/*
- * The commits rewritten by a command that left changes built on them, so
- * that "git status" can count those orphans without reading every change.
- * One object name per line, appended; evolve removes the file when it has
- * nothing left to rebase. Read back, it is untrusted: lines that are not
- * object names are skipped, and only the newest ORPHANED_MAX are read.
- */
-#define ORPHANED_FILE "evolve-orphaned"
-#define ORPHANED_MAX 64
-
-/*
- * Append `lines` to the file `name` of the common directory, which the
- * worktrees (and others sharing the repository) append to too.
- */
-static void append_common_file(struct repository *r, const char *name,
-			       const struct strbuf *lines)
-{
-	char *path = repo_common_path(r, name);
-
-	append_change_file(r, path, lines);
-	free(path);
-}
-
-static void note_orphaned(struct repository *r, const struct oid_array *replaced)
-{
-	struct strbuf lines = STRBUF_INIT;
-
-	for (size_t i = 0; i < replaced->nr; i++)
-		strbuf_addf(&lines, "%s\n", oid_to_hex(&replaced->oid[i]));
-	append_common_file(r, ORPHANED_FILE, &lines);
-	strbuf_release(&lines);
-}
-
-static void read_orphaned(struct repository *r, struct oid_array *replaced)
-{
-	char *path = repo_common_path(r, ORPHANED_FILE);
-	struct strbuf buf = STRBUF_INIT;
-	const char *p;
-
-	if (strbuf_read_file(&buf, path, 0) < 0) {
-		if (errno != ENOENT)
-			warning_errno(_("could not read '%s'"), path);
-		goto out;
-	}
-	for (p = buf.buf; *p; ) {
-		const char *eol = strchrnul(p, '\n');
-		struct object_id oid;
-		const char *end;
-
-		if (!parse_oid_hex_algop(p, &oid, &end, r->hash_algo) &&
-		    end == eol)
-			oid_array_append(replaced, &oid);
-		p = *eol ? eol + 1 : eol;
-	}
-	if (replaced->nr > ORPHANED_MAX) {
-		size_t drop = replaced->nr - ORPHANED_MAX;
-
-		MOVE_ARRAY(replaced->oid, replaced->oid + drop, ORPHANED_MAX);
-		replaced->nr = ORPHANED_MAX;
-	}
-out:
-	strbuf_release(&buf);
-	free(path);
-}
-
-/* After a complete evolve: forget the orphaned commits with none left. */
-static void forget_orphaned(struct repository *r)
-{
-	struct oid_array replaced = OID_ARRAY_INIT;
-	char *path;
-
-	read_orphaned(r, &replaced);
-	if (replaced.nr && !evolve_count_orphans_above(r, &replaced)) {
-		path = repo_common_path(r, ORPHANED_FILE);
-		if (unlink(path) && errno != ENOENT)
-			warning_errno(_("could not remove '%s'"), path);
-		free(path);
-	}
-	oid_array_clear(&replaced);
-}
-
-static int collect_tip(const struct reference *ref, void *cb_data)
-{
-	if (!(ref->flags & REF_ISSYMREF))
-		oid_array_append(cb_data, ref->oid);
-	return 0;
-}
-
-/* What the walk above rewritten commits knows of a commit it reached. */
-struct above_walk_node {
-	/* Its children among the commits reached. */
-	struct commit_list *children;
-	unsigned reached:1,
-		 above:1,
-		 bottom:1;
-};
-
-define_commit_slab(above_walk_slab, struct above_walk_node);
-
-/*
- * How far down from the tips the walk above `bottoms` goes: a commit
- * built on one of them is younger. With generation numbers that is
- * exact; by commit date, with a day's slop for clocks that disagree,
- * as "git name-rev" does. Either way the walk costs the recent history
- * of the branches, not all of it.
- */
-struct above_walk_cutoff {
-	timestamp_t generation;
-	timestamp_t date;
-	int by_generation;
-};
-
-#define ABOVE_WALK_DATE_SLOP 86400
-
-static void init_above_walk_cutoff(struct repository *r,
-				   struct above_walk_cutoff *cutoff,
-				   struct commit_list *bottoms)
-{
-	cutoff->by_generation = generation_numbers_enabled(r);
-	cutoff->generation = GENERATION_NUMBER_INFINITY;
-	cutoff->date = TIME_MAX;
-	for (struct commit_list *b = bottoms; b; b = b->next) {
-		timestamp_t generation = commit_graph_generation(b->item);
-
-		if (generation == GENERATION_NUMBER_INFINITY)
-			cutoff->by_generation = 0;
-		if (generation < cutoff->generation)
-			cutoff->generation = generation;
-		if (b->item->date < cutoff->date)
-			cutoff->date = b->item->date;
-	}
-	if (cutoff->date > TIME_MIN + ABOVE_WALK_DATE_SLOP)
-		cutoff->date -= ABOVE_WALK_DATE_SLOP;
-}
-
-/* Whether `commit` is below the cutoff: the walk stops there. */
-static int below_above_walk_cutoff(const struct above_walk_cutoff *cutoff,
-				   struct commit *commit)
-{
-	if (cutoff->by_generation)
-		return commit_graph_generation(commit) < cutoff->generation;
-	return commit->date < cutoff->date;
-}
-
-/*
- * Walk down from `tips` to the cutoff, noting each commit's children,
- * then up from `bottoms` through them: the commits reached going up are
- * those built on a bottom that a tip holds (what "rev-list
- * --ancestry-path tips --not bottoms" lists), marked `above`. No
- * recursion: both walks keep their own queue. Every commit reached is
- * appended to `reached`; returns how many there are.
- */
-static size_t walk_above(struct repository *r, struct above_walk_slab *slab,
-		       struct commit_list *bottoms,
-		       const struct oid_array *tips,
-		       struct commit_list **reached)
-{
-	struct prio_queue queue = { .compare = compare_commits_by_commit_date };
-	struct commit_list *up = NULL;
-	struct above_walk_cutoff cutoff;
-	size_t nr = 0;
-
-	init_above_walk_cutoff(r, &cutoff, bottoms);
-	for (size_t i = 0; i < tips->nr; i++) {
-		struct commit *tip;
-		struct above_walk_node *node;
-
-		tip = lookup_commit_reference_gently(r, &tips->oid[i], 1);
-		if (!tip || repo_parse_commit(r, tip))
-			continue;
-		node = above_walk_slab_at(slab, tip);
-		if (node->reached)
-			continue;
-		node->reached = 1;
-		commit_list_insert(tip, reached);
-		nr++;
-		prio_queue_put(&queue, tip);
-	}
-	for (struct commit_list *b = bottoms; b; b = b->next) {
-		struct above_walk_node *node = above_walk_slab_at(slab, b->item);
-
-		node->above = node->bottom = 1;
-	}
-
-	while (queue.nr) {
-		struct commit *commit = prio_queue_get(&queue);
-
-		if (above_walk_slab_at(slab, commit)->above ||
-		    below_above_walk_cutoff(&cutoff, commit))
-			continue;
-		for (struct commit_list *p = commit->parents; p; p = p->next) {
-			struct commit *parent = p->item;
-			struct above_walk_node *node;
-
-			if (repo_parse_commit(r, parent))
-				continue;
-			node = above_walk_slab_at(slab, parent);
-			commit_list_insert(commit, &node->children);
-			if (node->reached)
-				continue;
-			node->reached = 1;
-			commit_list_insert(parent, reached);
-			nr++;
-			prio_queue_put(&queue, parent);
-		}
-	}
-	clear_prio_queue(&queue);
-
-	for (struct commit_list *b = bottoms; b; b = b->next)
-		commit_list_insert(b->item, &up);
-	while (up) {
-		struct commit *commit = pop_commit(&up);
-		struct commit_list *c;
-
-		for (c = above_walk_slab_at(slab, commit)->children; c; c = c->next) {
-			struct above_walk_node *node;
-
-			node = above_walk_slab_at(slab, c->item);
-			if (node->above)
-				continue;
-			node->above = 1;
-			commit_list_insert(c->item, &up);
-		}
-	}
-	return nr;
-}
-
-/*
- * evolve_count_orphans_above(), reading the index through `cache`. The
- * stacks are looked for on HEAD and the local branches: stacks that no
- * branch holds are not looked for, as that would mean reading every
- * change.
- */
-static int count_orphans_above(struct repository *r,
-			       struct content_index_cache *cache,
-			       const struct oid_array *replaced)
-{
-	struct above_walk_slab slab;
-	struct commit_list *bottoms = NULL, *reached = NULL;
-	struct oid_array tips = OID_ARRAY_INIT;
-	struct object_id head;
-	int count = 0;
-
-	for (size_t i = 0; i < replaced->nr; i++) {
-		struct commit *c = lookup_commit_reference_gently(r, &replaced->oid[i], 1);
-
-		if (c && !repo_parse_commit(r, c))
-			commit_list_insert(c, &bottoms);
-	}
-	if (!bottoms)
-		return 0;
-	if (!refs_read_ref(get_main_ref_store(r), "HEAD", &head))
-		oid_array_append(&tips, &head);
-	refs_for_each_branch_ref(get_main_ref_store(r), collect_tip, &tips);
-
-	init_above_walk_slab(&slab);
-	/* What it cost, in commits: tests check that it stays small. */
-	trace2_data_intmax("evolve", r, "orphans/reached",
-			   walk_above(r, &slab, bottoms, &tips, &reached));
-	for (struct commit_list *c = reached; c; c = c->next) {
-		struct above_walk_node *node;
-
-		node = above_walk_slab_at(&slab, c->item);
-		if (node->above && !node->bottom &&
-		    indexed_change_of(r, cache, &c->item->object.oid,
-				      NULL, NULL, NULL))
-			count++;
-		commit_list_free(node->children);
-	}
-	clear_above_walk_slab(&slab);
-	commit_list_free(reached);
-	commit_list_free(bottoms);
-	oid_array_clear(&tips);
-	return count;
-}
-
-int evolve_count_orphans_above(struct repository *r,
-			       const struct oid_array *replaced)
-{
-	struct content_index_cache cache = { 0 };
-	int count = count_orphans_above(r, &cache, replaced);
-
-	content_index_cache_release(&cache);
-	return count;
-}
-
-int evolve_count_orphans(struct repository *r)
-{
-	struct oid_array replaced = OID_ARRAY_INIT;
-	int count = 0;
-
-	if (!repo_changes_enabled(r))
-		return 0;
-	read_orphaned(r, &replaced);
-	if (replaced.nr)
-		count = evolve_count_orphans_above(r, &replaced);
-	oid_array_clear(&replaced);
-	return count;
-}
-
-/* evolve_report_orphans(), reading the index through `cache`. */
-static void report_orphans(struct repository *r,
-			   struct content_index_cache *cache,
-			   const struct oid_array *replaced)
-{
-	int count = count_orphans_above(r, cache, replaced);
-
-	if (!count)
-		return;
-	note_orphaned(r, replaced);
-	advise_if_enabled(ADVICE_EVOLVE_ORPHANS,
-			  Q_("%d change is built on a commit you rewrote; run \"git evolve\" to rebase it.",
-			     "%d changes are built on commits you rewrote; run \"git evolve\" to rebase them.",
-			     count),
-			  count);
-}
-
-void evolve_report_orphans(struct repository *r,
-			   const struct oid_array *replaced)
-{
-	struct content_index_cache cache = { 0 };
-
-	report_orphans(r, &cache, replaced);
-	content_index_cache_release(&cache);
-}
-
-/*
- * Read the file `name` of the common directory into `buf`, split into
- * `lines`; returns the index of the first of the newest `max` lines
- * (the older ones are not read: the file is only appended to).
- */
-static size_t read_noted_lines(struct repository *r, const char *name,
-			       size_t max, struct strbuf *buf,
-			       struct string_list *lines)
-{
-	char *path = repo_common_path(r, name);
-
-	if (strbuf_read_file(buf, path, 0) < 0) {
-		if (errno != ENOENT)
-			warning_errno(_("could not read '%s'"), path);
-	} else {
-		string_list_split_in_place(lines, buf->buf, "\n", -1);
-	}
-	free(path);
-	return lines->nr > max ? lines->nr - max : 0;
-}
-
-/*
- * The divergences a command made (an amend of a version that another
- * change had already replaced, a fetch of a version amended on both
- * sides), so that "git status" can count those still unresolved without
- * reading every change. One "<refname> <refname>" line per divergence,
- * the first a local change, or "<refname> <commit>" for a fetched commit
- * with the change id of that change; appended, and removed by evolve when
- * nothing is left to evolve. Read back, it is untrusted: lines that do
- * not name a change and a change or commit are skipped, only the newest
- * DIVERGENT_MAX are read, and the refs are only read.
- */
-#define DIVERGENT_FILE "evolve-divergent"
-#define DIVERGENT_MAX 64
-
-static void note_divergent(struct repository *r, const char *local,
-			   const char *other)
-{
-	struct strbuf line = STRBUF_INIT;
-
-	strbuf_addf(&line, "%s %s\n", local, other);
-	append_common_file(r, DIVERGENT_FILE, &line);
-	strbuf_release(&line);
-}
-
-/* Whether two histories of a change share a version. */
-static int histories_meet(const struct oidset *history,
-			  const struct oidset *other_history)
-{
-	struct oidset_iter iter;
-	const struct object_id *version;
-
-	oidset_iter_init(history, &iter);
-	while ((version = oidset_iter_next(&iter)))
-		if (oidset_contains(other_history, version))
-			return 1;
-	return 0;
-}
-
-/*
- * Whether two versions of a change, the metacommits `a` and `b` whose
- * histories (change_history_add()) are given, diverge: neither holds a
- * version of the other's history or the other's head (as after a merge
- * --amend, which replaces both), and their histories share a version
- * that both replaced.
- */
-static int versions_diverge(const struct object_id *a,
-			    const struct oidset *history_a,
-			    const struct object_id *b,
-			    const struct oidset *history_b)
-{
-	return !oideq(a, b) &&
-		!oidset_contains(history_a, b) &&
-		!oidset_contains(history_b, a) &&
-		histories_meet(history_a, history_b);
-}
-
-/*
- * Whether the changes `a` and `b` (refnames) both exist and diverge
- * (versions_diverge()). Costs the walks of their two histories.
- */
-static int changes_diverge(struct repository *r, const char *a, const char *b)
-{
-	struct ref_store *refs = get_main_ref_store(r);
-	struct oidset history_a = OIDSET_INIT, history_b = OIDSET_INIT;
-	struct object_id head_a, head_b;
-	int diverge = 0;
-
-	if (refs_read_ref(refs, a, &head_a) || refs_read_ref(refs, b, &head_b) ||
-	    oideq(&head_a, &head_b))
-		return 0;
-	change_history_add(r, &head_a, &history_a);
-	change_history_add(r, &head_b, &history_b);
-	diverge = versions_diverge(&head_a, &history_a, &head_b, &history_b);
-	oidset_clear(&history_a);
-	oidset_clear(&history_b);
-	return diverge;
-}
-
-/*
- * Whether the fetched commit `fetched`, which has the change id of the
- * local change `local` (whose commit is `content`), diverges from it:
- * it is not that commit, not an earlier version of the change, not
- * built on it (as a commit that has its id by mistake would be), and
- * not a version that a fetched change (`fetched_versions`) already
- * says how it relates to the user's.
- */
-static int fetched_version_diverges(struct repository *r, const char *local,
-				    const struct object_id *content,
-				    struct commit *fetched,
-				    const struct oidset *fetched_versions)
-{
-	struct oidset ours = OIDSET_INIT;
-	struct object_id head;
-	struct commit *commit;
-	int diverges = 0;
-
-	if (oideq(content, &fetched->object.oid) ||
-	    oidset_contains(fetched_versions, &fetched->object.oid) ||
-	    refs_read_ref(get_main_ref_store(r), local, &head))
-		return 0;
-	change_history_add(r, &head, &ours);
-	commit = lookup_commit_reference_gently(r, content, 1);
-	diverges = commit && !oidset_contains(&ours, &fetched->object.oid) &&
-		   repo_in_merge_bases(r, commit, fetched) == 0;
-	oidset_clear(&ours);
-	return diverges;
-}
-
-/*
- * Whether the commit `fetched`, noted by a fetch as a version of the
- * change `local` by its change id, still diverges from it: both still
- * have the same id, and neither replaced the other since.
- */
-static int fetched_id_diverges(struct repository *r, const char *local,
-			       const struct object_id *fetched)
-{
-	struct oidset none = OIDSET_INIT;
-	struct strbuf ours = STRBUF_INIT, theirs = STRBUF_INIT;
-	struct commit *commit = NULL;
-	struct commit *content_commit;
-	struct object_id content;
-	int diverges = 0;
-
-	/* Read back from a file: never fetch it in a partial clone. */
-	if (odb_has_object(r->objects, fetched, 0))
-		commit = lookup_commit_reference_gently(r, fetched, 1);
-	if (!commit || refs_read_ref(get_main_ref_store(r), local, &content))
-		goto out;
-	peel_change_head(r, local, &content);
-	content_commit = lookup_commit_reference_gently(r, &content, 1);
-	diverges = content_commit &&
-		   commit_change_id(r, content_commit, &ours) &&
-		   commit_change_id(r, commit, &theirs) &&
-		   !strcmp(ours.buf, theirs.buf) &&
-		   fetched_version_diverges(r, local, &content, commit, &none);
-out:
-	strbuf_release(&ours);
-	strbuf_release(&theirs);
-	return diverges;
-}
-
-/*
- * The commits a fetch brought on a branch that are newer versions of a
- * change by its change id, which no metacommit records: the branch had
- * the change's commit (or a newer version noted before) and moved to a
- * commit with its id, as when a collaborator amends it with Jujutsu or
- * an unpatched Git. One "<refname> <commit> <head>" line each, appended:
- * the local change, the fetched commit, and the head the change had
- * then. Evolve takes the newest noted for a change still at that head
- * (catch_up_by_id()); once the change moves, its lines are stale. Read
- * back, lines are untrusted: only the newest NEWER_MAX are read, those
- * that do not parse are skipped, and the callers check the rest.
- */
-#define NEWER_FILE "evolve-newer"
-#define NEWER_MAX 64
-
-/* A line of NEWER_FILE. */
-struct newer_version {
-	struct object_id fetched;
-	struct object_id head;
-};
-
-static void note_newer(struct repository *r, const char *local,
-		       const struct object_id *fetched,
-		       const struct object_id *head)
-{
-	struct strbuf line = STRBUF_INIT;
-
-	strbuf_addf(&line, "%s %s", local, oid_to_hex(fetched));
-	strbuf_addf(&line, " %s\n", oid_to_hex(head));
-	append_common_file(r, NEWER_FILE, &line);
-	strbuf_release(&line);
-}
-
-/*
- * Read NEWER_FILE into `out`: one item per change refname, the newest
- * line of it, its util a struct newer_version (freed by clearing `out`
- * with free_util).
- */
-static void read_newer(struct repository *r, struct string_list *out)
-{
-	struct strbuf buf = STRBUF_INIT;
-	struct string_list lines = STRING_LIST_INIT_NODUP;
-	size_t first = read_noted_lines(r, NEWER_FILE, NEWER_MAX, &buf, &lines);
-
-	for (size_t i = first; i < lines.nr; i++) {
-		char *refname = lines.items[i].string;
-		char *rest = strchr(refname, ' ');
-		struct newer_version version;
-		struct string_list_item *item;
-		const char *end;
-
-		if (!rest)
-			continue;
-		*rest++ = '\0';
-		if (!starts_with(refname, CHANGES_REF_PREFIX) ||
-		    check_refname_format(refname, 0) ||
-		    parse_oid_hex_algop(rest, &version.fetched, &end,
-					r->hash_algo) || *end != ' ' ||
-		    parse_oid_hex_algop(end + 1, &version.head, &end,
-					r->hash_algo) || *end)
-			continue;
-		item = string_list_insert(out, refname);
-		if (!item->util)
-			item->util = xmalloc(sizeof(version));
-		memcpy(item->util, &version, sizeof(version));
-	}
-	string_list_clear(&lines, 0);
-	strbuf_release(&buf);
-}
-
-/*
- * The commit noted newer than the local change `local` (at `head`) that
- * still is: the change has not moved since, and the commit still has
- * the change id of its commit without replacing it or being replaced by
- * it. Returns it, or NULL.
- */
-static const struct object_id *still_newer(struct repository *r,
-					   struct string_list *noted,
-					   const char *local,
-					   const struct object_id *head)
-{
-	struct string_list_item *item = string_list_lookup(noted, local);
-	struct newer_version *version = item ? item->util : NULL;
-
-	if (!version || !oideq(&version->head, head) ||
-	    !fetched_id_diverges(r, local, &version->fetched))
-		return NULL;
-	return &version->fetched;
-}
-
-/*
- * A change amended here after a fetch noted a newer commit of it by its
- * id (NEWER_FILE) diverges from that commit, while the commit still has
- * its id: both were made from the version the change had then. Add such
- * changes to `divergent`.
- */
-static void add_amended_since_newer(struct repository *r,
-				    struct string_list *divergent)
-{
-	struct string_list noted = STRING_LIST_INIT_DUP;
-	struct string_list_item *entry;
-
-	read_newer(r, &noted);
-	for_each_string_list_item(entry, &noted) {
-		struct newer_version *version = entry->util;
-		struct object_id head;
-
-		if (!refs_read_ref(get_main_ref_store(r), entry->string,
-				   &head) &&
-		    !oideq(&head, &version->head) &&
-		    fetched_id_diverges(r, entry->string, &version->fetched))
-			string_list_insert(divergent, entry->string);
-	}
-	string_list_clear(&noted, 1);
-}
-
-/*
- * The local changes that the divergences noted (DIVERGENT_FILE,
- * NEWER_FILE) still leave divergent, into the sorted `divergent`.
- */
-static void noted_divergent(struct repository *r,
-			    struct string_list *divergent)
-{
-	struct strbuf buf = STRBUF_INIT;
-	struct string_list lines = STRING_LIST_INIT_NODUP;
-	struct strset pairs = STRSET_INIT;
-	struct object_id fetched;
-	const char *end;
-	size_t first = read_noted_lines(r, DIVERGENT_FILE, DIVERGENT_MAX, &buf,
-					&lines);
-
-	for (size_t i = first; i < lines.nr; i++) {
-		char *local = lines.items[i].string;
-		char *other = strchr(local, ' ');
-
-		/* A pair noted twice (amended, then fetched) is walked once. */
-		if (!other || !strset_add(&pairs, local))
-			continue;
-		*other++ = '\0';
-		if (!starts_with(local, CHANGES_REF_PREFIX) ||
-		    check_refname_format(local, 0))
-			continue;
-		if (!parse_oid_hex_algop(other, &fetched, &end, r->hash_algo) &&
-		    !*end) {
-			if (fetched_id_diverges(r, local, &fetched))
-				string_list_insert(divergent, local);
-			continue;
-		}
-		if (!is_change_refname(other) || check_refname_format(other, 0))
-			continue;
-		if (changes_diverge(r, local, other)) {
-			string_list_insert(divergent, local);
-			if (starts_with(other, CHANGES_REF_PREFIX))
-				string_list_insert(divergent, other);
-		}
-	}
-	add_amended_since_newer(r, divergent);
-	strset_clear(&pairs);
-	string_list_clear(&lines, 0);
-	strbuf_release(&buf);
-}
-
-int evolve_count_divergent(struct repository *r)
-{
-	struct string_list divergent = STRING_LIST_INIT_DUP;
-	int count;
-
-	if (!repo_changes_enabled(r))
-		return 0;
-	noted_divergent(r, &divergent);
-	count = divergent.nr;
-	string_list_clear(&divergent, 0);
-	return count;
-}
-
-/* After a complete evolve: forget the divergences if none is left. */
-static void forget_divergent(struct repository *r)
-{
-	char *path;
-
-	if (evolve_count_divergent(r))
-		return;
-	path = repo_common_path(r, DIVERGENT_FILE);
-	if (unlink(path) && errno != ENOENT)
-		warning_errno(_("could not remove '%s'"), path);
-	free(path);
-	/* What evolve could take, it took: the rest is stale. */
-	path = repo_common_path(r, NEWER_FILE);
-	if (unlink(path) && errno != ENOENT)
-		warning_errno(_("could not remove '%s'"), path);
-	free(path);
-}
-
-/*
- * After `old` was replaced by `new`: if a change that held `old` had
- * already moved on from it (the user amended an earlier version again),
- * the change of `new` and that one diverge. Remember it for
- * evolve_count_divergent() and return 1, appending the names of the
- * two changes to `ours` and `theirs` unless they are NULL.
- */
-static int find_divergence_from(struct repository *r,
-				struct content_index_cache *cache,
-				const struct object_id *old,
-				const struct object_id *new,
-				struct strbuf *ours, struct strbuf *theirs)
-{
-	struct string_list listed = STRING_LIST_INIT_DUP;
-	struct strbuf holder = STRBUF_INIT;
-	struct string_list_item *item;
-	int found = 0;
-
-	if (!indexed_change_of(r, cache, new, &holder, NULL, NULL))
-		goto out;
-	/*
-	 * The changes that held `old` and moved on replaced it too (the
-	 * index lists only refnames under refs/metas/).
-	 */
-	content_index_listed(r, cache, old, &listed);
-	for_each_string_list_item(item, &listed) {
-		if (!strcmp(item->string, holder.buf) ||
-		    !changes_diverge(r, holder.buf, item->string))
-			continue;
-		note_divergent(r, holder.buf, item->string);
-		if (ours) {
-			strbuf_addstr(ours, holder.buf + strlen("refs/"));
-			strbuf_addstr(theirs, item->string + strlen("refs/"));
-		}
-		found = 1;
-		break;
-	}
-out:
-	string_list_clear(&listed, 0);
-	strbuf_release(&holder);
-	return found;
-}
-
-/*
- * One hint however many rewrites diverge (a rebase of an old version of
- * a stack diverges once per change): the pair to merge when there is
- * one, how many and the first pair as an example otherwise.
- */
-static void advise_divergence(size_t nr, const char *ours, const char *theirs)
-{
-	if (nr == 1)
-		advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,
-				  _("%s and %s were both amended from one version (divergence); merge them with\n"
-				    "  git checkout %s && git merge --amend %s"),
-				  ours, theirs, ours, theirs);
-	else if (nr > 1)
-		advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,
-				  Q_("%"PRIuMAX" change you rewrote was also amended from the same version elsewhere (divergence);\n"
-				     "\"git change list -v\" marks it. Merge each pair, the first with\n"
-				     "  git checkout %s && git merge --amend %s",
-				     "%"PRIuMAX" changes you rewrote were also amended from the same versions elsewhere (divergence);\n"
-				     "\"git change list -v\" marks them. Merge each pair, the first with\n"
-				     "  git checkout %s && git merge --amend %s",
-				     nr),
-				  (uintmax_t)nr, ours, theirs);
-}
-
-void evolve_report_rewrites(struct repository *r,
-			    const struct commit_rewrite *rewrites, size_t nr)
-{
-	struct content_index_cache cache = { 0 };
-	struct oid_array replaced = OID_ARRAY_INIT;
-	struct strbuf ours = STRBUF_INIT, theirs = STRBUF_INIT;
-	size_t diverging = 0;
-
-	if (!repo_changes_enabled(r))
-		return;
-	for (size_t i = 0; i < nr; i++)
-		oid_array_append(&replaced, &rewrites[i].old);
-	report_orphans(r, &cache, &replaced);
-	for (size_t i = 0; i < nr; i++) {
-		if (is_null_oid(&rewrites[i].new))
-			continue;
-		/* The first pair goes in the hint. */
-		if (find_divergence_from(r, &cache, &rewrites[i].old,
-					 &rewrites[i].new,
-					 diverging ? NULL : &ours,
-					 diverging ? NULL : &theirs))
-			diverging++;
-	}
-	advise_divergence(diverging, ours.buf, theirs.buf);
-	strbuf_release(&ours);
-	strbuf_release(&theirs);
-	oid_array_clear(&replaced);
-	content_index_cache_release(&cache);
-}
-
-/*
- * Compare the local change called `name`, if any, with `fetched`, the
- * version just fetched into `remote` (whose history is `history`), and
- * say what evolve will do about it. Returns the commit of a local change
- * that is behind, whose children become orphans, in `behind`.
- */
-static int report_fetched_version(struct repository *r, const char *name,
-				  const char *remote_refname,
-				  const struct object_id *fetched,
-				  const struct oidset *history,
-				  struct object_id *behind, int quiet)
-{
-	const char *remote = remote_refname + strlen("refs/remotes/");
-	struct strbuf local = STRBUF_INIT;
-	struct object_id head;
-	int ret = 0;
-
-	strbuf_addf(&local, "%s%s", CHANGES_REF_PREFIX, name);
-	if (refs_read_ref(get_main_ref_store(r), local.buf, &head) ||
-	    oideq(&head, fetched))
-		goto out;
-	if (oidset_contains(history, &head)) {
-		if (!quiet)
-			advise_if_enabled(ADVICE_EVOLVE_ORPHANS,
-					  _("metas/%s is behind %s, which amends it; run \"git evolve\" to take that version."),
-					  name, remote);
-		oidcpy(behind, &head);
-		peel_change_head(r, local.buf, behind);
-		ret = 1;
-	} else {
-		struct oidset ours = OIDSET_INIT;
-
-		change_history_add(r, &head, &ours);
-		if (versions_diverge(&head, &ours, fetched, history)) {
-			note_divergent(r, local.buf, remote_refname);
-			if (!quiet)
-				advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,
-						  _("metas/%s and %s were both amended from one version (divergence); merge them with\n"
-						    "  git checkout metas/%s && git merge --amend %s"),
-						  name, remote, name, remote);
-		}
-		oidset_clear(&ours);
-	}
-out:
-	strbuf_release(&local);
-	return ret;
-}
-
-/* The walk being set up, and the refs the fetch moved. */
-struct fetched_walk_data {
-	struct rev_info *revs;
-	struct strset *moved;
-};
-
-/* The refs the fetch did not move bound the walk (not the changes). */
-static int hide_unmoved_ref(const struct reference *ref, void *cb_data)
-{
-	struct fetched_walk_data *data = cb_data;
-	struct commit *commit;
-
-	if (is_change_refname(ref->name) || strset_contains(data->moved, ref->name))
-		return 0;
-	commit = lookup_commit_reference_gently(data->revs->repo, ref->oid, 1);
-	if (commit) {
-		commit->object.flags |= UNINTERESTING;
-		add_pending_object(data->revs, &commit->object, ref->name);
-	}
-	return 0;
-}
-
-/*
- * Start the walk `revs` of the commits the fetch brought on refs that
- * are not changes: from the new values of those `moves`, down to their
- * old values and to the branches and remote-tracking branches it did
- * not move. Returns 0 if there is something to walk.
- */
-static int start_fetched_walk(struct repository *r, struct rev_info *revs,
-			      const struct ref_move *moves, size_t nr)
-{
-	struct ref_store *refs = get_main_ref_store(r);
-	struct strset moved = STRSET_INIT;
-	struct fetched_walk_data data = { .revs = revs, .moved = &moved };
-	int interesting = 0;
-
-	for (size_t i = 0; i < nr; i++) {
-		struct commit *commit;
-
-		if (is_change_refname(moves[i].refname))
-			continue;
-		strset_add(&moved, moves[i].refname);
-		commit = is_null_oid(&moves[i].new) ? NULL :
-			 lookup_commit_reference_gently(r, &moves[i].new, 1);
-		if (commit) {
-			add_pending_object(revs, &commit->object, moves[i].refname);
-			interesting = 1;
-		}
-		commit = is_null_oid(&moves[i].old) ? NULL :
-			 lookup_commit_reference_gently(r, &moves[i].old, 1);
-		if (commit) {
-			commit->object.flags |= UNINTERESTING;
-			add_pending_object(revs, &commit->object, moves[i].refname);
-		}
-	}
-	if (interesting) {
-		struct refs_for_each_ref_options branches = {
-			.prefix = "refs/heads/",
-		};
-		struct refs_for_each_ref_options remotes = {
-			.prefix = "refs/remotes/",
-		};
-
-		refs_for_each_ref_ext(refs, hide_unmoved_ref, &data, &branches);
-		refs_for_each_ref_ext(refs, hide_unmoved_ref, &data, &remotes);
-	}
-	strset_clear(&moved);
-	if (!interesting || prepare_revision_walk(revs))
-		return -1;
-	return 0;
-}
-
-/*
- * Whether `commit` was on the branch before the fetch (`old`) and is
- * no longer (`new`): the branch replaced it.
- */
-static int replaced_on_branch(struct repository *r, struct commit *commit,
-			      struct commit *old, struct commit *new)
-{
-	return commit && repo_in_merge_bases(r, commit, old) > 0 &&
-	       !repo_in_merge_bases(r, commit, new);
-}
-
-/*
- * Whether the fetch moved a branch to `fetched`, a commit with the
- * change id of the user's change whose commit is `content`, away from
- * that commit or from a commit noted newer than it before (`noted`, or
- * NULL): the branch had the user's version and replaced it, so
- * `fetched` was made from it, as a collaborator amending it without
- * recording a change makes one, and is newer. A branch that still has
- * the user's version (a merge of both) does not say that. Sets `via`
- * to the branch's refname.
- */
-static int fetched_over_version(struct repository *r,
-				const struct ref_move *moves, size_t nr,
-				const struct object_id *content,
-				const struct object_id *noted,
-				struct commit *fetched, const char **via)
-{
-	struct commit *ours = lookup_commit_reference_gently(r, content, 1);
-	struct commit *newer = noted ?
-		lookup_commit_reference_gently(r, noted, 1) : NULL;
-
-	for (size_t i = 0; ours && i < nr; i++) {
-		struct commit *old, *new;
-
-		if (is_change_refname(moves[i].refname) ||
-		    is_null_oid(&moves[i].old) || is_null_oid(&moves[i].new))
-			continue;
-		old = lookup_commit_reference_gently(r, &moves[i].old, 1);
-		new = lookup_commit_reference_gently(r, &moves[i].new, 1);
-		if (!old || !new || repo_in_merge_bases(r, fetched, new) <= 0)
-			continue;
-		if (replaced_on_branch(r, ours, old, new) ||
-		    replaced_on_branch(r, newer, old, new)) {
-			*via = moves[i].refname;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/*
- * The fetched commit `fetched` has the change id of the local change
- * `local`, whose commit is `content`, and neither replaces it nor is
- * replaced by it. Say whether it is newer (fetched_over_version()),
- * appending the change's commit to `behind` (what is built on it needs
- * evolving), or divergent, and remember it for evolve or "git status".
- */
-static void report_fetched_id(struct repository *r,
-			      const struct ref_move *moves, size_t nr,
-			      struct string_list *noted, const char *local,
-			      const struct object_id *content,
-			      struct commit *fetched, struct oid_array *behind,
-			      int quiet)
-{
-	const char *name = local + strlen("refs/");
-	const char *abbrev = repo_find_unique_abbrev(r, &fetched->object.oid,
-						     DEFAULT_ABBREV);
-	const struct object_id *newer;
-	struct object_id head;
-	const char *via;
-
-	if (refs_read_ref(get_main_ref_store(r), local, &head))
-		return;
-	newer = still_newer(r, noted, local, &head);
-	if (fetched_over_version(r, moves, nr, content, newer, fetched, &via)) {
-		note_newer(r, local, &fetched->object.oid, &head);
-		if (!oid_array_readonly_contains(behind, content))
-			oid_array_append(behind, content);
-		if (!skip_prefix(via, "refs/remotes/", &via))
-			skip_prefix(via, "refs/", &via);
-		if (!quiet)
-			advise_if_enabled(ADVICE_EVOLVE_ORPHANS,
-					  _("%s is behind %s, fetched into %s with its change id; run \"git evolve\" to take that version."),
-					  name, abbrev, via);
-		return;
-	}
-	note_divergent(r, local, oid_to_hex(&fetched->object.oid));
-	if (!quiet)
-		advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,
-				  _("%s, fetched, has the change id of %s but neither replaces it nor is replaced by it (divergence).\n"
-				    "If it landed upstream, \"git evolve <upstream>\" drops yours; otherwise merge them with\n"
-				    "  git checkout %s && git merge --amend %s"),
-				  abbrev, name, name, abbrev);
-}
-
-/*
- * After a fetch: the commits it brought on branches (not changes) that
- * carry the change id of one of the user's changes, and are versions of
- * it that neither replace it nor are replaced by it, as Jujutsu or
- * another clone without changes would make them: newer versions, when
- * the branch had the user's version, whose commits go in `behind`;
- * divergence otherwise, reported with what resolves it. Costs nothing
- * when no change ever had an id, otherwise the walk of the commits
- * fetched.
- */
-static void report_fetched_ids(struct repository *r,
-			       const struct ref_move *moves, size_t nr,
-			       const struct oidset *fetched_versions,
-			       struct oid_array *behind, int quiet)
-{
-	struct content_index_cache cache = { 0 };
-	struct string_list noted = STRING_LIST_INIT_DUP;
-	struct strbuf id = STRBUF_INIT;
-	struct rev_info revs;
-	struct commit *commit;
-	int read_noted = 0;
-
-	if (!change_ids_indexed(r))
-		goto out;
-	/*
-	 * fetch-pack leaves its marks on the local tips (the bits of SEEN
-	 * and UNINTERESTING): start clean, and leave nothing behind for
-	 * the walks the fetch does next (the submodules').
-	 */
-	clear_object_flags(r, ALL_REV_FLAGS);
-	repo_init_revisions(r, &revs, NULL);
-	if (start_fetched_walk(r, &revs, moves, nr))
-		goto walked;
-	while ((commit = get_revision(&revs))) {
-		struct string_list holders = STRING_LIST_INIT_DUP;
-		struct string_list_item *holder;
-
-		strbuf_reset(&id);
-		if (commit_change_id(r, commit, &id))
-			changes_with_id(r, &cache, id.buf, &holders);
-		for_each_string_list_item(holder, &holders) {
-			if (!fetched_version_diverges(r, holder->string,
-						      holder->util, commit,
-						      fetched_versions))
-				continue;
-			if (!read_noted++)
-				read_newer(r, &noted);
-			report_fetched_id(r, moves, nr, &noted, holder->string,
-					  holder->util, commit, behind, quiet);
-		}
-		string_list_clear(&holders, 1);
-	}
-walked:
-	release_revisions(&revs);
-	clear_object_flags(r, ALL_REV_FLAGS);
-out:
-	string_list_clear(&noted, 1);
-	content_index_cache_release(&cache);
-	strbuf_release(&id);
-}
-
-void evolve_report_fetched(struct repository *r, const struct ref_move *moves,
-			   size_t nr, int quiet)
-{
-	struct oid_array replaced = OID_ARRAY_INIT;
-	struct oidset fetched_versions = OIDSET_INIT;
-	int count;
-
-	if (!repo_changes_enabled(r))
-		return;
-	for (size_t i = 0; i < nr; i++) {
-		const char *name = remote_change_name(moves[i].refname);
-		struct oidset history = OIDSET_INIT;
-		struct object_id commit;
-
-		if (!name || is_null_oid(&moves[i].new))
-			continue;
-		change_history_add(r, &moves[i].new, &history);
-		oidset_insert_from_set(&fetched_versions, &history);
-		oidcpy(&commit, &moves[i].new);
-		peel_change_head(r, moves[i].refname, &commit);
-		oidset_insert(&fetched_versions, &commit);
-		/* The version fetched before, amended since. */
-		oidcpy(&commit, &moves[i].old);
-		if (!is_null_oid(&commit) && oidset_contains(&history, &commit)) {
-			peel_change_head(r, moves[i].refname, &commit);
-			oid_array_append(&replaced, &commit);
-		}
-		if (report_fetched_version(r, name, moves[i].refname,
-					   &moves[i].new, &history, &commit,
-					   quiet) &&
-		    !oid_array_readonly_contains(&replaced, &commit))
-			oid_array_append(&replaced, &commit);
-		oidset_clear(&history);
-	}
-	report_fetched_ids(r, moves, nr, &fetched_versions, &replaced, quiet);
-	count = replaced.nr ? evolve_count_orphans_above(r, &replaced) : 0;
-	if (count) {
-		note_orphaned(r, &replaced);
-		if (!quiet)
-			advise_if_enabled(ADVICE_EVOLVE_ORPHANS,
-					  Q_("%d change is built on a version that was amended since; run \"git evolve\" to rebase it.",
-					     "%d changes are built on versions that were amended since; run \"git evolve\" to rebase them.",
-					     count),
-					  count);
-	}
-	oidset_clear(&fetched_versions);
-	oid_array_clear(&replaced);
-}
-
-int evolve_describe_stop(struct repository *r, char **current, char **onto)
-{
-	struct object_id oid;
-
-	*current = *onto = NULL;
-	if (!evolve_in_progress(r))
-		return 0;
-	if (!read_state_oid(r, "current", &oid))
-		*current = name_commit(r, &oid);
-	if (!read_state_oid(r, "onto", &oid))
-		*onto = xstrdup(repo_find_unique_abbrev(r, &oid, DEFAULT_ABBREV));
-	return 1;
-}
-
-/* Whether `commit` is one commit made on `onto` (see evolve_takes_commit()). */
-static int made_on(struct repository *r, struct commit *commit,
-		   const struct object_id *onto)
-{
-	return commit && !repo_parse_commit(r, commit) && commit->parents &&
-	       !commit->parents->next &&
-	       oideq(&commit->parents->item->object.oid, onto);
-}
-
-int evolve_takes_commit(struct repository *r, const struct object_id *commit)
-{
-	struct object_id onto;
-
-	return !read_state_oid(r, "onto", &onto) &&
-	       made_on(r, lookup_commit_reference_gently(r, commit, 1), &onto);
-}
-
-int evolve_stopped_onto(struct repository *r, const struct object_id *onto,
-			struct object_id *current)
-{
-	struct object_id stopped_onto;
-
-	return !read_state_oid(r, "onto", &stopped_onto) &&
-	       oideq(&stopped_onto, onto) &&
-	       !read_state_oid(r, "current", current);
-}
-
-static void remove_state(struct repository *r)
-{
-	struct strbuf path = STRBUF_INIT;
-
-	repo_git_path_replace(r, &path, EVOLVE_STATE_DIR);
-	remove_dir_recursively(&path, 0);
-	strbuf_release(&path);
-}
 
 void evolve_result_release(struct evolve_result *result)
 {
@@ -1496,349 +148,8 @@ static void set_stop(struct evolve_result *result, enum evolve_stop stop,
 	result->stop_names[1] = xstrdup_or_null(name1);
 }
 
-static void free_item(void *p)
-{
-	struct evolve_item *item = p;
-
-	string_list_clear(&item->refnames, 0);
-	free(item->carried);
-	free(item);
-}
-
-static struct evolve_item *get_item(struct evolver *ev,
-				    const struct object_id *content)
-{
-	struct evolve_item *item = oidmap_get(&ev->items, content);
-
-	if (!item) {
-		CALLOC_ARRAY(item, 1);
-		oidcpy(&item->entry.oid, content);
-		item->commit = lookup_commit(ev->repo, content);
-		string_list_init_dup(&item->refnames);
-		oidmap_put(&ev->items, item);
-	}
-	return item;
-}
-
-/*
- * The head of the local change `refname` as evolve treats it: where it
- * is, or the remote version it catches up with.
- */
-static struct change_head *local_head(struct evolver *ev, const char *refname)
-{
-	struct string_list_item *caught_up =
-		string_list_lookup(&ev->caught_up, refname);
-
-	if (caught_up)
-		return &((struct caught_up *)caught_up->util)->head;
-	return change_table_get(&ev->table, refname);
-}
-
-/* The change `refname` if it is caught up by id (catch_up_by_id()). */
-static struct caught_up *caught_up_by_id(struct evolver *ev,
-					 const char *refname)
-{
-	struct string_list_item *entry =
-		string_list_lookup(&ev->caught_up, refname);
-	struct caught_up *caught_up = entry ? entry->util : NULL;
-
-	return caught_up && !caught_up->remote_refname ? caught_up : NULL;
-}
-
-/*
- * Find the local changes that are behind the remote change of the same
- * name: the local head is in the history of the remote one. Each
- * remote-tracking ref of that name is tried in turn, so a change follows
- * the newest of them when one remote's version descends from another's.
- */
-static void catch_up_with_remotes(struct evolver *ev)
-{
-	struct string_list remote_refnames = STRING_LIST_INIT_NODUP;
-	struct string_list_item *name;
-	struct strbuf local = STRBUF_INIT;
-
-	change_table_refnames(&ev->remote_table, &remote_refnames);
-	for_each_string_list_item(name, &remote_refnames) {
-		struct change_head *remote =
-			change_table_get(&ev->remote_table, name->string);
-		struct change_head *head;
-		struct oidset history = OIDSET_INIT;
-		struct string_list_item *entry;
-		struct caught_up *caught_up;
-
-		strbuf_reset(&local);
-		strbuf_addf(&local, "%s%s", CHANGES_REF_PREFIX,
-			    remote_change_name(name->string));
-		head = local_head(ev, local.buf);
-		/* What the user abandoned stays abandoned. */
-		if (!remote || remote->abandoned || !head || head->abandoned ||
-		    oideq(&head->head, &remote->head))
-			continue;
-		change_history_add(ev->repo, &remote->head, &history);
-		if (oidset_contains(&history, &head->head)) {
-			entry = string_list_insert(&ev->caught_up, local.buf);
-			if (!entry->util) {
-				CALLOC_ARRAY(caught_up, 1);
-				oidcpy(&caught_up->old, &head->head);
-				entry->util = caught_up;
-			}
-			caught_up = entry->util;
-			caught_up->head = *remote;
-			caught_up->head.remote = 0;
-			free(caught_up->remote_refname);
-			caught_up->remote_refname = xstrdup(name->string);
-		}
-		oidset_clear(&history);
-	}
-	string_list_clear(&remote_refnames, 0);
-	strbuf_release(&local);
-}
-
-/*
- * Find the local changes behind a commit that a fetch noted as newer by
- * its change id (NEWER_FILE), and take that commit as the change's
- * newest version, as catch_up_with_remotes() takes a remote one: what
- * is built on the change's commit goes onto it, and write_results()
- * records it as a version of the change. A newer remote version wins.
- */
-static void catch_up_by_id(struct evolver *ev)
-{
-	struct string_list noted = STRING_LIST_INIT_DUP;
-	struct string_list_item *entry;
-
-	read_newer(ev->repo, &noted);
-	for_each_string_list_item(entry, &noted) {
-		struct change_head *head = change_table_get(&ev->table,
-							    entry->string);
-		const struct object_id *fetched;
-		struct caught_up *caught_up;
-
-		if (!head || head->hidden || head->remote || head->abandoned ||
-		    string_list_lookup(&ev->caught_up, entry->string) ||
-		    !(fetched = still_newer(ev->repo, &noted, entry->string,
-					    &head->head)))
-			continue;
-		CALLOC_ARRAY(caught_up, 1);
-		caught_up->was = *head;
-		oidcpy(&caught_up->old, &head->head);
-		caught_up->head = *head;
-		oidcpy(&caught_up->head.content, fetched);
-		caught_up->fetched_name =
-			xstrdup(repo_find_unique_abbrev(ev->repo, fetched,
-							DEFAULT_ABBREV));
-		string_list_insert(&ev->caught_up, entry->string)->util =
-			caught_up;
-	}
-	string_list_clear(&noted, 1);
-}
-
-static void load_items(struct evolver *ev)
-{
-	struct string_list refnames = STRING_LIST_INIT_DUP;
-	struct string_list_item *name;
-
-	change_table_add_all_visible(&ev->table, ev->repo);
-	change_table_add_kinds(&ev->remote_table, ev->repo, CHANGE_KIND_REMOTE);
-	catch_up_with_remotes(ev);
-	catch_up_by_id(ev);
-	change_table_refnames(&ev->table, &refnames);
-	for_each_string_list_item(name, &refnames) {
-		struct change_head *head = local_head(ev, name->string);
-		struct evolve_item *item;
-
-		if (!head || head->hidden || head->remote)
-			continue;
-		item = get_item(ev, &head->content);
-		string_list_append(&item->refnames, name->string)->util = head;
-		if (head->abandoned)
-			item->abandoned = 1;
-	}
-	string_list_clear(&refnames, 0);
-}
-
-static void mark_obsolete(struct evolver *ev, const struct object_id *oid,
-			  struct evolve_item *newest, unsigned behind)
-{
-	struct obsolete_commit *obsolete;
-	struct evolve_item *item = oidmap_get(&ev->items, oid);
-
-	/*
-	 * The content of any change is never obsolete: nothing based on it
-	 * is an orphan. But the change itself is stale, and may be pruned.
-	 */
-	if (item) {
-		if (item != newest)
-			item->superseded = 1;
-		return;
-	}
-	obsolete = oidmap_get(&ev->obsolete, oid);
-	if (!obsolete) {
-		obsolete = xcalloc(1, sizeof(*obsolete));
-		oidcpy(&obsolete->entry.oid, oid);
-		obsolete->newest = newest;
-		obsolete->behind = behind;
-		oidmap_put(&ev->obsolete, obsolete);
-	} else if (obsolete->newest != newest && !obsolete->divergent) {
-		obsolete->divergent = newest;
-	} else if (obsolete->newest == newest && behind < obsolete->behind) {
-		obsolete->behind = behind;
-	}
-}
-
-/*
- * Mark as obsolete every commit reachable from the head of a change of
- * `item` through "replaces" edges.
- */
-static void mark_history_obsolete(struct evolver *ev, struct evolve_item *item,
-				  const struct change_head *head)
-{
-	/* Metacommits to look at, and how far each is from the head. */
-	struct oid_array queue = OID_ARRAY_INIT;
-	unsigned *depth = NULL;
-	size_t depth_alloc = 0;
-	struct oidset seen = OIDSET_INIT;
-	struct strbuf err = STRBUF_INIT;
-
-	if (!oideq(&head->head, &head->content)) {
-		oid_array_append(&queue, &head->head);
-		ALLOC_GROW(depth, queue.nr, depth_alloc);
-		depth[0] = 0;
-	}
-	while (queue.nr) {
-		struct metacommit_data data = METACOMMIT_DATA_INIT;
-		struct object_id oid = queue.oid[--queue.nr];
-		unsigned behind = depth[queue.nr] + 1;
-		struct commit *meta = lookup_commit(ev->repo, &oid);
-
-		if (!meta || oidset_insert(&seen, &oid) ||
-		    parse_metacommit(ev->repo, meta, &data, &err) <= 0)
-			goto next;
-		for (size_t i = 0; i < data.replace.nr; i++) {
-			struct metacommit_data old = METACOMMIT_DATA_INIT;
-			const struct object_id *replaced = &data.replace.oid[i];
-			struct commit *commit = lookup_commit(ev->repo, replaced);
-
-			if (commit &&
-			    parse_metacommit(ev->repo, commit, &old, &err) > 0) {
-				mark_obsolete(ev, &old.content, item, behind);
-				oid_array_append(&queue, replaced);
-				ALLOC_GROW(depth, queue.nr, depth_alloc);
-				depth[queue.nr - 1] = behind;
-			} else {
-				mark_obsolete(ev, replaced, item, behind);
-			}
-			metacommit_data_clear(&old);
-		}
-	next:
-		metacommit_data_clear(&data);
-		strbuf_reset(&err);
-	}
-	free(depth);
-	oid_array_clear(&queue);
-	oidset_clear(&seen);
-	strbuf_release(&err);
-}
-
-/*
- * The versions fetched from remotes count as local ones do: a commit
- * that a remote change replaced is obsolete, and what is built on it
- * goes onto the remote version. Only the newest of them get an item: a
- * remote version that a local change or another remote version replaced
- * is history, as are those that a local change already holds.
- */
-static void add_remote_versions(struct evolver *ev)
-{
-	struct string_list refnames = STRING_LIST_INIT_NODUP;
-	struct string_list_item *name;
-	struct oidset below = OIDSET_INIT;
-
-	change_table_refnames(&ev->remote_table, &refnames);
-	for_each_string_list_item(name, &refnames) {
-		struct change_head *head =
-			change_table_get(&ev->remote_table, name->string);
-
-		if (head && !head->abandoned)
-			change_history_add(ev->repo, &head->head, &below);
-	}
-	for_each_string_list_item(name, &refnames) {
-		struct change_head *head =
-			change_table_get(&ev->remote_table, name->string);
-		struct evolve_item *item;
-
-		if (!head || head->abandoned ||
-		    oidset_contains(&below, &head->head) ||
-		    oidset_contains(&below, &head->content) ||
-		    oidmap_get(&ev->obsolete, &head->content) ||
-		    oidmap_get(&ev->items, &head->content))
-			continue;
-		item = get_item(ev, &head->content);
-		item->remote = 1;
-		item->result = item->commit;
-		item->state = ITEM_DONE;
-		string_list_append(&item->refnames, name->string)->util = head;
-		mark_history_obsolete(ev, item, head);
-	}
-	oidset_clear(&below);
-	string_list_clear(&refnames, 0);
-}
-
-/*
- * A change caught up by id (catch_up_by_id()) is at a version whose
- * history does not hold the change's commit yet: that commit is
- * obsolete too, replaced by `item`.
- */
-static void mark_caught_up_by_id(struct evolver *ev, struct evolve_item *item,
-				 const char *refname)
-{
-	struct caught_up *caught_up = caught_up_by_id(ev, refname);
-
-	if (caught_up)
-		mark_obsolete(ev, &caught_up->was.content, item, 1);
-}
-
-/* Load every change, and find the commits they make obsolete. */
-static void load_changes(struct evolver *ev)
-{
-	struct string_list refnames = STRING_LIST_INIT_NODUP;
-	struct string_list_item *name;
-
-	/* Costs every change: tests check which commands avoid it. */
-	trace2_region_enter("evolve", "load_changes", ev->repo);
-	load_items(ev);
-	change_table_refnames(&ev->table, &refnames);
-	for_each_string_list_item(name, &refnames) {
-		struct change_head *head = local_head(ev, name->string);
-		struct evolve_item *item =
-			head ? oidmap_get(&ev->items, &head->content) : NULL;
-
-		if (!item)
-			continue;
-		mark_history_obsolete(ev, item, head);
-		mark_caught_up_by_id(ev, item, name->string);
-	}
-	string_list_clear(&refnames, 0);
-	add_remote_versions(ev);
-	trace2_region_leave("evolve", "load_changes", ev->repo);
-}
-
-/*
- * The name of the (first) change of `item`, as users write it:
- * "metas/foo", or "origin/metas/foo" for a remote version.
- */
-static const char *item_name(struct evolve_item *item)
-{
-	const char *name;
-
-	if (item->carried)
-		return item->carried;
-	name = item->refnames.items[0].string;
-	if (!skip_prefix(name, "refs/remotes/", &name))
-		skip_prefix(name, "refs/", &name);
-	return name;
-}
-
 static struct commit *resolve(struct evolver *ev, struct commit *commit,
-			      int *changed, struct evolve_item **item);
+			      int *changed, struct change_node **item);
 
 /*
  * How the steps name `onto`, what `onto_item` (NULL if none) became: by
@@ -1846,7 +157,7 @@ static struct commit *resolve(struct evolver *ev, struct commit *commit,
  * became empty or was dropped left its place to what its parent became,
  * which names it.
  */
-static char *describe_onto(struct evolver *ev, struct evolve_item *onto_item,
+static char *describe_onto(struct evolver *ev, struct change_node *onto_item,
 			   struct commit *onto)
 {
 	const char *name = NULL;
@@ -1854,7 +165,7 @@ static char *describe_onto(struct evolver *ev, struct evolve_item *onto_item,
 	while (onto_item && !onto_item->landed &&
 	       (onto_item->emptied || onto_item->abandoned) &&
 	       onto_item->result == onto && onto_item->commit->parents) {
-		struct evolve_item *below;
+		struct change_node *below;
 		int changed = 0;
 
 		if (!resolve(ev, onto_item->commit->parents->item, &changed,
@@ -1864,12 +175,13 @@ static char *describe_onto(struct evolver *ev, struct evolve_item *onto_item,
 	}
 	if (onto_item && onto_item->result == onto && !onto_item->carried &&
 	    !onto_item->emptied && !onto_item->abandoned) {
-		name = item_name(onto_item);
+		name = change_node_name(onto_item);
 	} else {
 		/* e.g. the parent of an abandoned change */
-		onto_item = oidmap_get(&ev->items, &onto->object.oid);
+		onto_item = oidmap_get(&ev->graph.items, &onto->object.oid);
 		name = onto_item && onto_item->result == onto &&
-			!onto_item->carried ? item_name(onto_item) : NULL;
+			!onto_item->carried ?
+			change_node_name(onto_item) : NULL;
 	}
 	if (!name) {
 		struct string_list_item *upstream;
@@ -1903,9 +215,9 @@ static void add_catch_up_steps(struct evolver *ev)
 {
 	struct string_list_item *entry;
 
-	for_each_string_list_item(entry, &ev->caught_up) {
+	for_each_string_list_item(entry, &ev->graph.caught_up) {
 		struct caught_up *caught_up = entry->util;
-		struct change_head *old = change_table_get(&ev->table,
+		struct change_head *old = change_table_get(&ev->graph.table,
 							   entry->string);
 		struct evolve_step *step = caught_up->remote_refname ?
 			append_step(ev->result, EVOLVE_STEP_CATCH_UP,
@@ -1921,7 +233,7 @@ static void add_catch_up_steps(struct evolver *ev)
 
 static struct evolve_step *add_step(struct evolver *ev,
 				    enum evolve_step_type type,
-				    struct evolve_item *item, char *onto)
+				    struct change_node *item, char *onto)
 {
 	struct evolve_step *step = append_step(ev->result, type, onto);
 	struct string_list_item *name;
@@ -1932,8 +244,8 @@ static struct evolve_step *add_step(struct evolver *ev,
 	return step;
 }
 
-static int visit(struct evolver *ev, struct evolve_item *item);
-static int visit_deep(struct evolver *ev, struct evolve_item *item);
+static int visit(struct evolver *ev, struct change_node *item);
+static int visit_deep(struct evolver *ev, struct change_node *item);
 
 /* The ways out of it are the command's hint (EVOLVE_STOP_*DIVERGENCE). */
 static void report_divergence(struct evolver *ev,
@@ -1944,10 +256,10 @@ static void report_divergence(struct evolver *ev,
 						     DEFAULT_ABBREV);
 	/* The local version first: it is the one to check out. */
 	int swap = obsolete->newest->remote && !obsolete->divergent->remote;
-	const char *newest = item_name(swap ? obsolete->divergent :
-				       obsolete->newest);
-	const char *divergent = item_name(swap ? obsolete->newest :
-					  obsolete->divergent);
+	const char *newest = change_node_name(swap ? obsolete->divergent :
+					      obsolete->newest);
+	const char *divergent = change_node_name(swap ? obsolete->newest :
+						 obsolete->divergent);
 
 	if (ev->opts->auto_merge)
 		strbuf_addf(ev->err,
@@ -1977,9 +289,9 @@ static void find_commits_in_upstreams(struct evolver *ev)
 	struct commit **to = NULL;
 	size_t nr = 0, alloc = 0;
 	struct oidmap_iter iter;
-	struct evolve_item *item;
+	struct change_node *item;
 
-	oidmap_iter_init(&ev->items, &iter);
+	oidmap_iter_init(&ev->graph.items, &iter);
 	while ((item = oidmap_iter_next(&iter))) {
 		if (repo_parse_commit(ev->repo, item->commit))
 			continue;
@@ -2068,12 +380,12 @@ static void find_ids_in_upstreams(struct evolver *ev)
 	struct commit **changes = NULL;
 	size_t nr = 0, alloc = 0;
 	struct oidmap_iter iter;
-	struct evolve_item *item;
+	struct change_node *item;
 
 	ev->ids_in_upstreams_ready = 1;
 	if (!ev->in_upstream)
 		find_commits_in_upstreams(ev);
-	oidmap_iter_init(&ev->items, &iter);
+	oidmap_iter_init(&ev->graph.items, &iter);
 	while ((item = oidmap_iter_next(&iter))) {
 		if (item->remote || !item->refnames.nr ||
 		    repo_parse_commit(ev->repo, item->commit) ||
@@ -2166,7 +478,7 @@ static int versions_same_patch(struct repository *r, struct commit *commit,
  * may be made from a version before that amend; then the change is
  * rebased onto the upstream, as without ids).
  */
-static struct commit *landed_as(struct evolver *ev, struct evolve_item *item,
+static struct commit *landed_as(struct evolver *ev, struct change_node *item,
 				struct string_list_item **upstream)
 {
 	struct strbuf id = STRBUF_INIT;
@@ -2187,7 +499,8 @@ static struct commit *landed_as(struct evolver *ev, struct evolve_item *item,
 		goto out;
 	}
 	for_each_string_list_item(name, &item->refnames) {
-		struct change_head *head = local_head(ev, name->string);
+		struct change_head *head = change_graph_local_head(&ev->graph,
+								   name->string);
 
 		if (head)
 			change_history_add(ev->repo, &head->head, &versions);
@@ -2260,12 +573,12 @@ static void prepare_carrying(struct evolver *ev)
 {
 	struct oidmap_iter iter;
 	struct obsolete_commit *obsolete;
-	struct evolve_item *item;
+	struct change_node *item;
 	struct string_list_item *upstream;
 	timestamp_t oldest = TIME_MAX;
 
 	ev->carry_ready = 1;
-	oidmap_iter_init(&ev->obsolete, &iter);
+	oidmap_iter_init(&ev->graph.obsolete, &iter);
 	while ((obsolete = oidmap_iter_next(&iter))) {
 		struct commit *commit = lookup_commit(ev->repo,
 						      &obsolete->entry.oid);
@@ -2274,7 +587,7 @@ static void prepare_carrying(struct evolver *ev)
 			if (commit->date < oldest)
 				oldest = commit->date;
 	}
-	oidmap_iter_init(&ev->items, &iter);
+	oidmap_iter_init(&ev->graph.items, &iter);
 	while ((item = oidmap_iter_next(&iter)))
 		if (item->abandoned && !repo_parse_commit(ev->repo, item->commit) &&
 		    item->commit->date < oldest)
@@ -2290,10 +603,10 @@ static void prepare_carrying(struct evolver *ev)
 	}
 }
 
-static struct evolve_item *add_carried_item(struct evolver *ev,
+static struct change_node *add_carried_item(struct evolver *ev,
 					    struct commit *commit)
 {
-	struct evolve_item *item;
+	struct change_node *item;
 
 	CALLOC_ARRAY(item, 1);
 	oidcpy(&item->entry.oid, &commit->object.oid);
@@ -2302,7 +615,7 @@ static struct evolve_item *add_carried_item(struct evolver *ev,
 	item->carried = xstrdup(repo_find_unique_abbrev(ev->repo,
 							&commit->object.oid,
 							DEFAULT_ABBREV));
-	oidmap_put(&ev->items, item);
+	oidmap_put(&ev->graph.items, item);
 	return item;
 }
 
@@ -2318,7 +631,7 @@ static struct evolve_item *add_carried_item(struct evolver *ev,
  * are never published ones: a commit in a remote branch or an upstream
  * stays where it is. Returns the item of `commit`, or NULL.
  */
-static struct evolve_item *carried_item(struct evolver *ev,
+static struct change_node *carried_item(struct evolver *ev,
 					struct commit *commit)
 {
 	struct commit_list *path = NULL;
@@ -2328,8 +641,8 @@ static struct evolve_item *carried_item(struct evolver *ev,
 	if (!ev->carry_ready)
 		prepare_carrying(ev);
 	while (!oidset_contains(&ev->not_carried, &c->object.oid)) {
-		if (oidmap_get(&ev->obsolete, &c->object.oid) ||
-		    oidmap_get(&ev->items, &c->object.oid)) {
+		if (oidmap_get(&ev->graph.obsolete, &c->object.oid) ||
+		    oidmap_get(&ev->graph.items, &c->object.oid)) {
 			carry = !!path;
 			break;
 		}
@@ -2355,7 +668,7 @@ static struct evolve_item *carried_item(struct evolver *ev,
 		add_carried_item(ev, p->item);
 	}
 	commit_list_free(path);
-	return carry ? oidmap_get(&ev->items, &commit->object.oid) : NULL;
+	return carry ? oidmap_get(&ev->graph.items, &commit->object.oid) : NULL;
 }
 
 /*
@@ -2365,12 +678,12 @@ static struct evolve_item *carried_item(struct evolver *ev,
  * to, if any. Returns NULL with a message in ev->err on failure.
  */
 static struct commit *resolve(struct evolver *ev, struct commit *commit,
-			      int *changed, struct evolve_item **item)
+			      int *changed, struct change_node **item)
 {
 	struct obsolete_commit *obsolete;
 
 	*item = NULL;
-	obsolete = oidmap_get(&ev->obsolete, &commit->object.oid);
+	obsolete = oidmap_get(&ev->graph.obsolete, &commit->object.oid);
 	if (obsolete) {
 		if (obsolete->divergent) {
 			report_divergence(ev, obsolete);
@@ -2379,7 +692,7 @@ static struct commit *resolve(struct evolver *ev, struct commit *commit,
 		*item = obsolete->newest;
 		*changed = 1;
 	} else {
-		*item = oidmap_get(&ev->items, &commit->object.oid);
+		*item = oidmap_get(&ev->graph.items, &commit->object.oid);
 		if (!*item)
 			*item = carried_item(ev, commit);
 		if (!*item) {
@@ -2405,7 +718,7 @@ static struct commit *resolve(struct evolver *ev, struct commit *commit,
 }
 
 /* The error names the conflicting paths, one per line. */
-static int report_conflict(struct evolver *ev, struct evolve_item *item,
+static int report_conflict(struct evolver *ev, struct change_node *item,
 			   const char *onto)
 {
 	struct string_list paths = STRING_LIST_INIT_NODUP;
@@ -2415,10 +728,10 @@ static int report_conflict(struct evolver *ev, struct evolve_item *item,
 		strbuf_addf(ev->err,
 			    _("could not rebase the merge commit '%s' onto '%s': "
 			      "conflict"),
-			    item_name(item), onto);
+			    change_node_name(item), onto);
 	else
 		strbuf_addf(ev->err, _("could not rebase '%s' onto '%s': conflict"),
-			    item_name(item), onto);
+			    change_node_name(item), onto);
 	if (ev->merge_result.clean < 0)
 		return -1;
 	merge_get_conflicted_files(&ev->merge_result, &paths);
@@ -2483,7 +796,7 @@ static void start_merging(struct evolver *ev)
 }
 
 /* The content of `item` rebased onto `onto`, in memory; NULL on conflict. */
-static struct commit *try_pick(struct evolver *ev, struct evolve_item *item,
+static struct commit *try_pick(struct evolver *ev, struct change_node *item,
 			       struct commit *onto)
 {
 	start_merging(ev);
@@ -2492,7 +805,7 @@ static struct commit *try_pick(struct evolver *ev, struct evolve_item *item,
 }
 
 /* `item` was rebased onto `onto` as `picked` (`onto` itself if emptied). */
-static void record_pick(struct evolver *ev, struct evolve_item *item,
+static void record_pick(struct evolver *ev, struct change_node *item,
 			struct commit *onto, struct commit *picked,
 			char *onto_name)
 {
@@ -2509,7 +822,7 @@ static void record_pick(struct evolver *ev, struct evolve_item *item,
 }
 
 /* Rebase the content of `item` onto `onto`, in memory. */
-static int pick(struct evolver *ev, struct evolve_item *item,
+static int pick(struct evolver *ev, struct change_node *item,
 		struct commit *onto, char *onto_name)
 {
 	struct commit *picked = try_pick(ev, item, onto);
@@ -2536,9 +849,9 @@ static struct commit *below_cycle(struct evolver *ev, struct commit *commit)
 {
 	while (commit) {
 		struct obsolete_commit *obsolete =
-			oidmap_get(&ev->obsolete, &commit->object.oid);
-		struct evolve_item *item = obsolete ? obsolete->newest :
-			oidmap_get(&ev->items, &commit->object.oid);
+			oidmap_get(&ev->graph.obsolete, &commit->object.oid);
+		struct change_node *item = obsolete ? obsolete->newest :
+			oidmap_get(&ev->graph.items, &commit->object.oid);
 
 		if (!item || item->state != ITEM_VISITING)
 			return commit;
@@ -2556,10 +869,10 @@ static struct commit *below_cycle(struct evolver *ev, struct commit *commit)
  * cycle is not made of plain single-parent commits (then only the simple
  * way of breaking it is tried).
  */
-static int cycle_members(struct evolver *ev, struct evolve_item *item,
-			 struct evolve_item ***members, size_t *nr)
+static int cycle_members(struct evolver *ev, struct change_node *item,
+			 struct change_node ***members, size_t *nr)
 {
-	struct evolve_item *member = item;
+	struct change_node *member = item;
 	size_t alloc = 0;
 
 	*members = NULL;
@@ -2570,14 +883,14 @@ static int cycle_members(struct evolver *ev, struct evolve_item *item,
 
 		if (member->abandoned || repo_parse_commit(ev->repo, member->commit) ||
 		    !member->commit->parents || member->commit->parents->next ||
-		    *nr > oidmap_get_size(&ev->items))
+		    *nr > oidmap_get_size(&ev->graph.items))
 			goto fail;
 		ALLOC_GROW(*members, *nr + 1, alloc);
 		(*members)[(*nr)++] = member;
 		parent = member->commit->parents->item;
-		obsolete = oidmap_get(&ev->obsolete, &parent->object.oid);
+		obsolete = oidmap_get(&ev->graph.obsolete, &parent->object.oid);
 		member = obsolete ? obsolete->newest :
-			oidmap_get(&ev->items, &parent->object.oid);
+			oidmap_get(&ev->graph.items, &parent->object.oid);
 		if (!member || member->state != ITEM_VISITING)
 			goto fail;
 	} while (member != item);
@@ -2595,9 +908,9 @@ fail:
  * picks, mark every member done and return 0; on a conflict, return 1
  * and leave nothing recorded.
  */
-static int try_cycle_order(struct evolver *ev, struct evolve_item **members,
+static int try_cycle_order(struct evolver *ev, struct change_node **members,
 			   size_t nr, size_t first, struct commit *onto,
-			   struct evolve_item *onto_item)
+			   struct change_node *onto_item)
 {
 	struct commit **picked;
 	struct commit *prev = onto;
@@ -2605,7 +918,7 @@ static int try_cycle_order(struct evolver *ev, struct evolve_item **members,
 
 	ALLOC_ARRAY(picked, nr);
 	for (size_t i = 0; i < nr; i++) {
-		struct evolve_item *member = members[(first + nr - i) % nr];
+		struct change_node *member = members[(first + nr - i) % nr];
 
 		picked[i] = try_pick(ev, member, prev);
 		if (!picked[i]) {
@@ -2616,7 +929,7 @@ static int try_cycle_order(struct evolver *ev, struct evolve_item **members,
 	}
 	prev = onto;
 	for (size_t i = 0; i < nr; i++) {
-		struct evolve_item *member = members[(first + nr - i) % nr];
+		struct change_node *member = members[(first + nr - i) % nr];
 
 		record_pick(ev, member, prev, picked[i],
 			    describe_onto(ev, onto_item, prev));
@@ -2639,11 +952,11 @@ out:
  * every order conflicts, `item` goes first and evolve stops on its
  * conflict.
  */
-static int break_cycle(struct evolver *ev, struct evolve_item *item)
+static int break_cycle(struct evolver *ev, struct change_node *item)
 {
 	struct commit *base, *onto;
-	struct evolve_item *onto_item;
-	struct evolve_item **members;
+	struct change_node *onto_item;
+	struct change_node **members;
 	size_t nr;
 	int changed = 0;
 
@@ -2652,7 +965,7 @@ static int break_cycle(struct evolver *ev, struct evolve_item *item)
 	if (!base) {
 		strbuf_addf(ev->err, _("the changes form a cycle at '%s', "
 				       "with no commit below it"),
-			    item_name(item));
+			    change_node_name(item));
 		return -1;
 	}
 	onto = resolve(ev, base, &changed, &onto_item);
@@ -2687,7 +1000,7 @@ static int break_cycle(struct evolver *ev, struct evolve_item *item)
  * an error, not a stop: "git evolve --continue" only knows single-parent
  * picks.
  */
-static int pick_merge(struct evolver *ev, struct evolve_item *item,
+static int pick_merge(struct evolver *ev, struct change_node *item,
 		      struct commit_list *parents, char *onto_name)
 {
 	struct repository *r = ev->repo;
@@ -2705,13 +1018,13 @@ static int pick_merge(struct evolver *ev, struct evolve_item *item,
 		if (repo_parse_commit(r, old->item) ||
 		    repo_parse_commit(r, new->item)) {
 			strbuf_addf(ev->err, _("could not parse the parents of '%s'"),
-				    item_name(item));
+				    change_node_name(item));
 			free(onto_name);
 			return -1;
 		}
 		ev->merge_opt.ancestor = "old parent";
 		ev->merge_opt.branch1 = "new parent";
-		ev->merge_opt.branch2 = item_name(item);
+		ev->merge_opt.branch2 = change_node_name(item);
 		merge_incore_nonrecursive(&ev->merge_opt,
 					  repo_get_commit_tree(r, old->item),
 					  repo_get_commit_tree(r, new->item),
@@ -2719,7 +1032,7 @@ static int pick_merge(struct evolver *ev, struct evolve_item *item,
 		if (ev->merge_result.clean <= 0) {
 			report_conflict(ev, item, onto_name);
 			set_stop(ev->result, EVOLVE_STOP_MERGE_COMMIT,
-				 item_name(item), NULL);
+				 change_node_name(item), NULL);
 			free(onto_name);
 			return -1;
 		}
@@ -2747,10 +1060,10 @@ static int pick_merge(struct evolver *ev, struct evolve_item *item,
  * A merge commit moves when any of its parents does; an abandoned one is
  * dropped, its children going onto its first parent.
  */
-static int visit_merge(struct evolver *ev, struct evolve_item *item)
+static int visit_merge(struct evolver *ev, struct change_node *item)
 {
 	struct commit_list *parents = NULL, **tail = &parents;
-	struct evolve_item *onto_item = NULL, *first_item = NULL;
+	struct change_node *onto_item = NULL, *first_item = NULL;
 	int changed = 0, ret = 0;
 
 	for (struct commit_list *p = item->commit->parents; p; p = p->next) {
@@ -2787,16 +1100,16 @@ static int visit_merge(struct evolver *ev, struct evolve_item *item)
  */
 #define MAX_VISIT_DEPTH 1000
 
-static int visit_one(struct evolver *ev, struct evolve_item *item);
+static int visit_one(struct evolver *ev, struct change_node *item);
 
-static int visit(struct evolver *ev, struct evolve_item *item)
+static int visit(struct evolver *ev, struct change_node *item)
 {
 	int ret;
 
 	if (ev->visit_depth >= MAX_VISIT_DEPTH) {
 		strbuf_addf(ev->err, _("the changes form a cycle of more than "
 				       "%d changes at '%s'"),
-			    MAX_VISIT_DEPTH, item_name(item));
+			    MAX_VISIT_DEPTH, change_node_name(item));
 		return -1;
 	}
 	ev->visit_depth++;
@@ -2810,16 +1123,16 @@ static int visit(struct evolver *ev, struct evolve_item *item)
  * the newest version of it if it is obsolete, its own, or that of a commit
  * carried along; NULL if there is none.
  */
-static struct evolve_item *parent_item(struct evolver *ev,
+static struct change_node *parent_item(struct evolver *ev,
 				       struct commit *commit)
 {
 	struct obsolete_commit *obsolete =
-		oidmap_get(&ev->obsolete, &commit->object.oid);
-	struct evolve_item *item;
+		oidmap_get(&ev->graph.obsolete, &commit->object.oid);
+	struct change_node *item;
 
 	if (obsolete)
 		return obsolete->divergent ? NULL : obsolete->newest;
-	item = oidmap_get(&ev->items, &commit->object.oid);
+	item = oidmap_get(&ev->graph.items, &commit->object.oid);
 	return item ? item : carried_item(ev, commit);
 }
 
@@ -2827,13 +1140,13 @@ static struct evolve_item *parent_item(struct evolver *ev,
  * A change that `item` is built on and that is still to visit, or NULL.
  * Sets `*cycle` if that change is already waiting for `item`.
  */
-static struct evolve_item *pending_parent(struct evolver *ev,
-					  struct evolve_item *item, int *cycle)
+static struct change_node *pending_parent(struct evolver *ev,
+					  struct change_node *item, int *cycle)
 {
 	if (repo_parse_commit(ev->repo, item->commit))
 		return NULL;	/* visit() says so */
 	for (struct commit_list *p = item->commit->parents; p; p = p->next) {
-		struct evolve_item *dep = parent_item(ev, p->item);
+		struct change_node *dep = parent_item(ev, p->item);
 
 		if (!dep || dep->state == ITEM_DONE)
 			continue;
@@ -2850,9 +1163,9 @@ static struct evolve_item *pending_parent(struct evolver *ev,
  * the repository makes it costs memory, not depth of recursion. Only a
  * cycle is left to visit(), which breaks it.
  */
-static int visit_deep(struct evolver *ev, struct evolve_item *item)
+static int visit_deep(struct evolver *ev, struct change_node *item)
 {
-	struct evolve_item **stack = NULL;
+	struct change_node **stack = NULL;
 	size_t nr = 0, alloc = 0;
 	int ret = 0;
 
@@ -2862,8 +1175,8 @@ static int visit_deep(struct evolver *ev, struct evolve_item *item)
 	stack[nr++] = item;
 	item->queued = 1;
 	while (nr) {
-		struct evolve_item *top = stack[nr - 1];
-		struct evolve_item *dep = NULL;
+		struct change_node *top = stack[nr - 1];
+		struct change_node *dep = NULL;
 		int cycle = 0;
 
 		if (top->state == ITEM_PENDING)
@@ -2894,10 +1207,10 @@ static int visit_deep(struct evolver *ev, struct evolve_item *item)
 	return ret;
 }
 
-static int visit_one(struct evolver *ev, struct evolve_item *item)
+static int visit_one(struct evolver *ev, struct change_node *item)
 {
 	struct commit *parent, *onto;
-	struct evolve_item *onto_item;
+	struct change_node *onto_item;
 	int changed = 0;
 
 	if (item->state == ITEM_DONE)
@@ -2909,7 +1222,7 @@ static int visit_one(struct evolver *ev, struct evolve_item *item)
 
 	if (repo_parse_commit(ev->repo, item->commit)) {
 		strbuf_addf(ev->err, _("could not parse the commit of '%s'"),
-			    item_name(item));
+			    change_node_name(item));
 		return -1;
 	}
 	parent = item->commit->parents ? item->commit->parents->item : NULL;
@@ -2988,7 +1301,7 @@ static struct obsolete_commit *first_divergence(struct evolver *ev,
 	struct obsolete_commit *obsolete;
 	struct obsolete_commit *first = NULL;
 
-	oidmap_iter_init(&ev->obsolete, &iter);
+	oidmap_iter_init(&ev->graph.obsolete, &iter);
 	while ((obsolete = oidmap_iter_next(&iter))) {
 		unsigned remotes;
 
@@ -3026,16 +1339,18 @@ static int visit_all(struct evolver *ev)
 	if (check_divergence(ev))
 		return -1;
 
-	change_table_refnames(&ev->table, &refnames);
+	change_table_refnames(&ev->graph.table, &refnames);
 	if (ev->opts->show_progress)
 		progress = start_delayed_progress(ev->repo, _("Evolving changes"),
 						  refnames.nr);
 	for_each_string_list_item(name, &refnames) {
-		struct change_head *head = change_table_get(&ev->table, name->string);
-		struct evolve_item *item;
+		struct change_head *head = change_table_get(&ev->graph.table,
+							    name->string);
+		struct change_node *item;
 
 		display_progress(progress, name - refnames.items + 1);
-		if (!head || !(item = oidmap_get(&ev->items, &head->content)))
+		if (!head || !(item = oidmap_get(&ev->graph.items,
+						 &head->content)))
 			continue;
 		if (visit_deep(ev, item)) {
 			ret = -1;
@@ -3092,7 +1407,8 @@ struct follow_cb {
  * <upstream>" moves the branch it is on; other branches there stay.
  */
 static struct commit *follow(struct evolver *ev, const struct object_id *oid,
-			     int is_head, int *failed, struct evolve_item **item)
+			     int is_head, int *failed,
+			     struct change_node **item)
 {
 	struct commit *commit = lookup_commit_reference_gently(ev->repo, oid, 1);
 	struct commit *to;
@@ -3106,13 +1422,11 @@ static struct commit *follow(struct evolver *ev, const struct object_id *oid,
 		*failed = 1;
 	if (!to || !changed || to == commit)
 		return NULL;
-	if (!is_head && !oidmap_get(&ev->obsolete, &commit->object.oid) &&
+	if (!is_head && !oidmap_get(&ev->graph.obsolete, &commit->object.oid) &&
 	    (!*item || (*item)->landed))
 		return NULL;
 	return to;
 }
-
-
 
 /*
  * The worktree other than this one that has `refname` checked out (or is
@@ -3136,7 +1450,7 @@ static int follow_branch(const struct reference *ref, void *cb_data)
 	struct follow_cb *cb = cb_data;
 	int is_head = cb->head_branch && !strcmp(ref->name, cb->head_branch);
 	const struct worktree *wt;
-	struct evolve_item *item;
+	struct change_node *item;
 	struct commit *to;
 
 	if (ref->flags & REF_ISSYMREF)
@@ -3217,9 +1531,12 @@ static void add_deletions(struct evolver *ev, struct follow_cb *cb)
 		 * caught up with a remote version is hidden at that version.
 		 */
 		for_each_string_list_item(name, &step->refnames) {
-			struct change_head *old = change_table_get(&ev->table,
-								   name->string);
-			struct change_head *head = local_head(ev, name->string);
+			struct change_head *old =
+				change_table_get(&ev->graph.table,
+						 name->string);
+			struct change_head *head =
+				change_graph_local_head(&ev->graph,
+							name->string);
 
 			if (old && head)
 				add_hide_moves(cb, name->string, &old->head,
@@ -3246,7 +1563,7 @@ static void add_catch_up_moves(struct evolver *ev, struct follow_cb *cb)
 {
 	struct string_list_item *entry;
 
-	for_each_string_list_item(entry, &ev->caught_up) {
+	for_each_string_list_item(entry, &ev->graph.caught_up) {
 		struct caught_up *caught_up = entry->util;
 
 		/* By id, a rewrite instead (rewrites_to_record()). */
@@ -3261,13 +1578,14 @@ static void add_catch_up_moves(struct evolver *ev, struct follow_cb *cb)
 static void known_changes(struct evolver *ev, struct string_list *out)
 {
 	for (size_t i = 0; i < ev->rewrites_nr; i++) {
-		struct evolve_item *item = oidmap_get(&ev->items,
+		struct change_node *item = oidmap_get(&ev->graph.items,
 						      &ev->rewrites[i].old);
 		struct string_list_item *name;
 
 		for_each_string_list_item(name, &item->refnames) {
 			struct caught_up *caught_up =
-				caught_up_by_id(ev, name->string);
+				change_graph_caught_up_by_id(&ev->graph,
+							     name->string);
 
 			/* Where it is: rewrites_to_record() moves it first. */
 			string_list_append(out, name->string)->util =
@@ -3292,13 +1610,13 @@ static size_t rewrites_to_record(struct evolver *ev, struct follow_cb *cb,
 	struct commit_rewrite *all;
 	size_t nr = 0;
 
-	ALLOC_ARRAY(all, st_add(ev->caught_up.nr, ev->rewrites_nr));
-	for_each_string_list_item(entry, &ev->caught_up) {
+	ALLOC_ARRAY(all, st_add(ev->graph.caught_up.nr, ev->rewrites_nr));
+	for_each_string_list_item(entry, &ev->graph.caught_up) {
 		struct caught_up *caught_up = entry->util;
 
 		if (caught_up->remote_refname ||
 		    moved_by(cb, entry->string) ||
-		    !oidmap_get(&ev->items, &caught_up->head.content))
+		    !oidmap_get(&ev->graph.items, &caught_up->head.content))
 			continue;
 		oidcpy(&all[nr].old, &caught_up->was.content);
 		oidcpy(&all[nr].new, &caught_up->head.content);
@@ -3320,7 +1638,7 @@ static int update_head(struct evolver *ev, struct follow_cb *cb)
 		.flags = ev->head_branch ? 0 : RESET_HEAD_DETACH,
 		.default_reflog_action = "evolve",
 	};
-	char *autostash = state_path(ev->repo, "autostash");
+	char *autostash = evolve_state_path(ev->repo, "autostash");
 	int ret;
 
 	if (repo_read_index(ev->repo) < 0) {
@@ -3356,7 +1674,7 @@ static int write_results(struct evolver *ev)
 	if (ev->head_branch) {
 		cb.head_branch = ev->head_branch;
 	} else if (!is_null_oid(&ev->head_oid)) {
-		struct evolve_item *item;
+		struct change_node *item;
 		struct commit *to = follow(ev, &ev->head_oid, 1, &cb.failed,
 					   &item);
 
@@ -3402,11 +1720,7 @@ static void evolver_init(struct evolver *ev, struct repository *r,
 	ev->repo = r;
 	ev->err = err;
 	string_list_init_dup(&ev->upstreams);
-	change_table_init(&ev->table);
-	change_table_init(&ev->remote_table);
-	string_list_init_dup(&ev->caught_up);
-	oidmap_init(&ev->items, 0);
-	oidmap_init(&ev->obsolete, 0);
+	change_graph_init(&ev->graph, r);
 	oidset_init(&ev->not_carried, 0);
 	oidset_init(&ev->asked_upstreams, 0);
 	strmap_init(&ev->ids_in_upstreams);
@@ -3414,17 +1728,7 @@ static void evolver_init(struct evolver *ev, struct repository *r,
 
 static void evolver_release(struct evolver *ev)
 {
-	struct string_list_item *caught_up;
-
-	oidmap_clear_with_free(&ev->items, free_item);
-	oidmap_clear(&ev->obsolete, 1);
-	change_table_clear(&ev->table);
-	change_table_clear(&ev->remote_table);
-	for_each_string_list_item(caught_up, &ev->caught_up) {
-		free(((struct caught_up *)caught_up->util)->remote_refname);
-		free(((struct caught_up *)caught_up->util)->fetched_name);
-	}
-	string_list_clear(&ev->caught_up, 1);
+	change_graph_release(&ev->graph);
 	if (ev->in_upstream)
 		for (size_t i = 0; i < ev->upstreams.nr; i++)
 			oidset_clear(&ev->in_upstream[i]);
@@ -3451,7 +1755,7 @@ static void read_head(struct evolver *ev)
 
 static int read_stopped_upstreams(struct evolver *ev)
 {
-	char *path = state_path(ev->repo, "upstreams");
+	char *path = evolve_state_path(ev->repo, "upstreams");
 	struct strbuf buf = STRBUF_INIT;
 	const char *p;
 	int ret = 0;
@@ -3486,15 +1790,15 @@ out:
  */
 static int read_stopped_head(struct evolver *ev)
 {
-	char *path = state_path(ev->repo, "head-name");
-	char *onto = state_path(ev->repo, "onto");
+	char *path = evolve_state_path(ev->repo, "head-name");
+	char *onto = evolve_state_path(ev->repo, "onto");
 	struct strbuf buf = STRBUF_INIT;
 	const char *invalid = NULL;
 	int ret = -1;
 
 	if (strbuf_read_file(&buf, path, 0) < 0)
 		goto out;
-	if (read_state_oid(ev->repo, "orig-head", &ev->head_oid)) {
+	if (evolve_read_state_oid(ev->repo, "orig-head", &ev->head_oid)) {
 		/* It is written before "onto", and before HEAD moves. */
 		if (file_exists(onto))
 			invalid = "orig-head";
@@ -3540,17 +1844,18 @@ out:
 static char *describe_resumed_onto(struct evolver *ev, struct commit *onto)
 {
 	struct oidmap_iter iter;
-	struct evolve_item *item = oidmap_get(&ev->items, &onto->object.oid);
+	struct change_node *item = oidmap_get(&ev->graph.items,
+					      &onto->object.oid);
 
 	/* A change that needed no rebase, e.g. the amended bottom one. */
 	if (item && item->state != ITEM_DONE && item->refnames.nr &&
 	    !item->abandoned)
-		return xstrdup(item_name(item));
-	oidmap_iter_init(&ev->items, &iter);
+		return xstrdup(change_node_name(item));
+	oidmap_iter_init(&ev->graph.items, &iter);
 	while ((item = oidmap_iter_next(&iter)))
 		if (item->state == ITEM_DONE && item->result == onto &&
 		    item->refnames.nr && !item->emptied)
-			return xstrdup(item_name(item));
+			return xstrdup(change_node_name(item));
 	return describe_onto(ev, NULL, onto);
 }
 
@@ -3560,7 +1865,7 @@ static char *describe_resumed_onto(struct evolver *ev, struct commit *onto)
  * conflict was resolved is never deleted without a word).
  */
 static void add_seeded_step(struct evolver *ev, enum evolve_step_type type,
-			    struct evolve_item *item)
+			    struct change_node *item)
 {
 	if (ev->continued_onto &&
 	    oideq(&item->commit->object.oid, &ev->continued))
@@ -3577,14 +1882,14 @@ static void seed_done(struct evolver *ev, const char *done)
 
 	while (*p) {
 		struct object_id result, old;
-		struct evolve_item *item;
+		struct change_node *item;
 		const char *end = strchrnul(p, '\n');
 
 		if (!parse_oid_hex(p, &result, &p) && *p == ' ' &&
 		    !parse_oid_hex(p + 1, &old, &p)) {
 			struct commit *commit = lookup_commit(ev->repo, &old);
 
-			item = oidmap_get(&ev->items, &old);
+			item = oidmap_get(&ev->graph.items, &old);
 			/* Not a change's: a commit evolve was carrying along. */
 			if (!item && commit)
 				item = add_carried_item(ev, commit);
@@ -3634,7 +1939,7 @@ static int stop_on_conflict(struct evolver *ev, const char *done_before)
 		.flags = RESET_HEAD_DETACH,
 		.default_reflog_action = "evolve",
 	};
-	char *autostash = state_path(r, "autostash");
+	char *autostash = evolve_state_path(r, "autostash");
 	struct lock_file lock = LOCK_INIT;
 	int ret = -1;
 
@@ -3648,9 +1953,9 @@ static int stop_on_conflict(struct evolver *ev, const char *done_before)
 		}
 		free(dir);
 		/* orig-head last: without it, --abort knows HEAD never moved. */
-		write_state(r, "head-name",
-			    ev->head_branch ? ev->head_branch : "detached");
-		write_state(r, "orig-head", oid_to_hex(&ev->head_oid));
+		evolve_write_state(r, "head-name", ev->head_branch ?
+				   ev->head_branch : "detached");
+		evolve_write_state(r, "orig-head", oid_to_hex(&ev->head_oid));
 		if (repo_read_index(r) < 0)
 			goto out;
 		create_autostash(r, autostash);
@@ -3663,17 +1968,19 @@ static int stop_on_conflict(struct evolver *ev, const char *done_before)
 			strbuf_addf(&done, "%s %s\n",
 				    oid_to_hex(&((struct commit *)upstream->util)->object.oid),
 				    upstream->string);
-		write_state(r, "upstreams", done.buf);
+		evolve_write_state(r, "upstreams", done.buf);
 		strbuf_reset(&done);
 		if (ev->saved_changes && ev->saved_changes->len)
-			write_state(r, CHANGES_SAVED_FILE, ev->saved_changes->buf);
+			evolve_write_state(r, CHANGES_SAVED_FILE,
+					   ev->saved_changes->buf);
 	}
 	strbuf_addstr(&done, done_before);
 	format_done(ev, &done);
-	write_state(r, "done", done.buf);	/* EVOLVE_SAVED_FILE */
-	write_state(r, "current",
-		    oid_to_hex(&ev->conflict_item->commit->object.oid));
-	write_state(r, "onto", oid_to_hex(&ev->conflict_onto->object.oid));
+	evolve_write_state(r, "done", done.buf);	/* EVOLVE_SAVED_FILE */
+	evolve_write_state(r, "current",
+			   oid_to_hex(&ev->conflict_item->commit->object.oid));
+	evolve_write_state(r, "onto",
+			   oid_to_hex(&ev->conflict_onto->object.oid));
 
 	if (reset_head(r, &opts) ||
 	    repo_hold_locked_index(r, &lock, LOCK_REPORT_ON_ERROR) < 0)
@@ -3692,7 +1999,6 @@ out:
 	strbuf_release(&done);
 	return ret;
 }
-
 
 /*
  * --continue after the user committed the resolution on `onto` by hand
@@ -3744,12 +2050,12 @@ static int resume(struct evolver *ev, enum evolve_action action,
 	struct repository *r = ev->repo;
 	struct object_id current_oid, onto_oid, head, tree;
 	struct commit *current, *onto;
-	char *path = state_path(r, "done");
+	char *path = evolve_state_path(r, "done");
 	int ret = -1;
 
 	if (strbuf_read_file(done, path, 0) < 0 ||
-	    read_state_oid(r, "current", &current_oid) ||
-	    read_state_oid(r, "onto", &onto_oid) ||
+	    evolve_read_state_oid(r, "current", &current_oid) ||
+	    evolve_read_state_oid(r, "onto", &onto_oid) ||
 	    !(current = lookup_commit_reference(r, &current_oid)) ||
 	    !(onto = lookup_commit_reference(r, &onto_oid)) ||
 	    repo_parse_commit(r, current) || repo_parse_commit(r, onto)) {
@@ -3764,8 +2070,7 @@ static int resume(struct evolver *ev, enum evolve_action action,
 	if (!oideq(&head, &onto_oid)) {
 		/* The user committed the resolution, as at a rebase's stop. */
 		if (action == EVOLVE_CONTINUE &&
-		    made_on(r, lookup_commit_reference_gently(r, &head, 1),
-			    &onto_oid)) {
+		    evolve_made_on(r, &head, &onto_oid)) {
 			ret = take_committed_resolution(ev, &head, &current_oid,
 							onto, done);
 			goto out;
@@ -3873,7 +2178,7 @@ void evolve_merged_parents(struct commit *a, struct commit *b,
  * Resolving a divergence moves the changes of `item` before evolve may
  * stop: remember where they were, so that --abort puts them back.
  */
-static void save_item_changes(struct evolver *ev, struct evolve_item *item)
+static void save_item_changes(struct evolver *ev, struct change_node *item)
 {
 	struct string_list_item *name;
 
@@ -3882,7 +2187,7 @@ static void save_item_changes(struct evolver *ev, struct evolve_item *item)
 		return;
 	for_each_string_list_item(name, &item->refnames) {
 		/* Where it is, not the remote version it catches up with. */
-		struct change_head *head = change_table_get(&ev->table,
+		struct change_head *head = change_table_get(&ev->graph.table,
 							    name->string);
 
 		if (head)
@@ -3896,15 +2201,15 @@ static void save_item_changes(struct evolver *ev, struct evolve_item *item)
  * nothing else, or NULL if there is none, or more than one (which to use
  * would be a guess).
  */
-static struct evolve_item *follow_up_merge(struct evolver *ev,
+static struct change_node *follow_up_merge(struct evolver *ev,
 					   struct obsolete_commit *divergent)
 {
 	struct commit *a = divergent->newest->commit;
 	struct commit *b = divergent->divergent->commit;
-	struct evolve_item *found = NULL, *item;
+	struct change_node *found = NULL, *item;
 	struct oidmap_iter iter;
 
-	oidmap_iter_init(&ev->items, &iter);
+	oidmap_iter_init(&ev->graph.items, &iter);
 	while ((item = oidmap_iter_next(&iter))) {
 		struct commit_list *parents;
 
@@ -3935,7 +2240,7 @@ static int squash_follow_up_merge(struct evolver *ev,
 				  struct obsolete_commit *divergent)
 {
 	struct repository *r = ev->repo;
-	struct evolve_item *merge = follow_up_merge(ev, divergent);
+	struct change_node *merge = follow_up_merge(ev, divergent);
 	struct commit *a, *b;
 	struct commit_list *parents = NULL;
 	struct commit_rewrite rewrites[3];
@@ -3967,8 +2272,8 @@ static int squash_follow_up_merge(struct evolver *ev,
 			    "evolve (follow-up merge)", ev->err))
 		return -1;
 	add_step(ev, EVOLVE_STEP_SQUASH_MERGE, divergent->newest,
-		 xstrdup(item_name(divergent->divergent)))->merge =
-		xstrdup(item_name(merge));
+		 xstrdup(change_node_name(divergent->divergent)))->merge =
+		xstrdup(change_node_name(merge));
 	return 0;
 }
 
@@ -3981,9 +2286,9 @@ static int auto_merge_versions(struct evolver *ev,
 			       struct obsolete_commit *divergent)
 {
 	/* The local version is ours: the merge is made like it. */
-	struct evolve_item *ours = divergent->newest->remote ?
+	struct change_node *ours = divergent->newest->remote ?
 		divergent->divergent : divergent->newest;
-	struct evolve_item *theirs = ours == divergent->newest ?
+	struct change_node *theirs = ours == divergent->newest ?
 		divergent->divergent : divergent->newest;
 	struct object_id merged;
 	int ret = merge_versions(ev->repo, ours->commit, theirs->commit,
@@ -3999,7 +2304,7 @@ static int auto_merge_versions(struct evolver *ev,
 					     "evolve --auto-merge", ev->err);
 	if (!ret)
 		add_step(ev, EVOLVE_STEP_MERGE_DIVERGENT, ours,
-			 xstrdup(item_name(theirs)));
+			 xstrdup(change_node_name(theirs)));
 	return ret;
 }
 
@@ -4031,9 +2336,9 @@ static int resolve_divergences(struct evolver *ev, struct repository *r,
 		ev->opts = opts;
 		ev->result = result;
 		ev->saved_changes = saved_changes;
-		load_changes(ev);
+		change_graph_load(&ev->graph);
 		if (!max_tries)
-			max_tries = oidmap_get_size(&ev->obsolete);
+			max_tries = oidmap_get_size(&ev->graph.obsolete);
 		/* Only a merge resolves a divergence from a remote. */
 		divergent = first_divergence(ev, opts->auto_merge ?
 					     DIVERGENCE_WITH_REMOTE :
@@ -4109,7 +2414,7 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 	}
 	if (!ret) {
 		if (!loaded)
-			load_changes(&ev);
+			change_graph_load(&ev.graph);
 		if (!ev.resuming)
 			add_catch_up_steps(&ev);
 		seed_done(&ev, done.buf);
@@ -4122,7 +2427,7 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 	else if (ev.conflict_item && !opts->dry_run)
 		ret = stop_on_conflict(&ev, done.buf);
 	if (!ret && !opts->dry_run) {
-		remove_state(r);
+		evolve_remove_state(r);
 		forget_orphaned(r);
 		forget_divergent(r);
 	}
@@ -4181,10 +2486,10 @@ int evolve_abort(struct repository *r, struct strbuf *err)
 			evolver_release(&ev);
 			return -1;
 		}
-		autostash = state_path(r, "autostash");
+		autostash = evolve_state_path(r, "autostash");
 		apply_autostash(autostash);
 		free(autostash);
-		remove_state(r);
+		evolve_remove_state(r);
 		evolver_release(&ev);
 		return 0;
 	}
@@ -4196,10 +2501,10 @@ int evolve_abort(struct repository *r, struct strbuf *err)
 	if (!ret && (ret = reset_head(r, &opts)))
 		strbuf_addstr(err, _("could not go back to where evolve started"));
 	if (!ret) {
-		autostash = state_path(r, "autostash");
+		autostash = evolve_state_path(r, "autostash");
 		apply_autostash(autostash);
 		free(autostash);
-		remove_state(r);
+		evolve_remove_state(r);
 	}
 	free(ev.head_branch);
 	evolver_release(&ev);
@@ -4226,72 +2531,6 @@ int evolve_resolve_upstreams(struct repository *r, const char **names, int nr,
 		string_list_append(upstreams, names[i])->util = upstream;
 	}
 	return 0;
-}
-
-int evolve_children(struct repository *r, struct commit *commit,
-		    struct string_list *out)
-{
-	struct evolver ev;
-	struct string_list refnames = STRING_LIST_INIT_NODUP;
-	struct string_list_item *name;
-	struct strbuf err = STRBUF_INIT;
-
-	evolver_init(&ev, r, &err);
-	load_changes(&ev);
-	change_table_refnames(&ev.table, &refnames);
-	for_each_string_list_item(name, &refnames) {
-		struct change_head *head = change_table_get(&ev.table, name->string);
-		struct evolve_item *item = head ?
-			oidmap_get(&ev.items, &head->content) : NULL;
-		struct obsolete_commit *obsolete;
-		struct commit *parent;
-
-		/* Each commit once, under the first name of its change. */
-		if (!item || item->abandoned ||
-		    strcmp(item->refnames.items[0].string, name->string) ||
-		    repo_parse_commit(r, item->commit) || !item->commit->parents)
-			continue;
-		parent = item->commit->parents->item;
-		obsolete = oidmap_get(&ev.obsolete, &parent->object.oid);
-		if (parent == commit ||
-		    (obsolete && obsolete->newest->commit == commit))
-			string_list_append(out, name->string)->util = item->commit;
-	}
-	string_list_clear(&refnames, 0);
-	evolver_release(&ev);
-	strbuf_release(&err);
-	return 0;
-}
-
-struct commit *evolve_newest_parent(struct repository *r, struct commit *commit,
-				    struct strbuf *err)
-{
-	struct evolver ev;
-	struct obsolete_commit *obsolete;
-	struct commit *parent = NULL;
-
-	if (repo_parse_commit(r, commit) || !commit->parents) {
-		strbuf_addf(err, _("%s has no parent"),
-			    repo_find_unique_abbrev(r, &commit->object.oid,
-						    DEFAULT_ABBREV));
-		return NULL;
-	}
-	evolver_init(&ev, r, err);
-	load_changes(&ev);
-	parent = commit->parents->item;
-	obsolete = oidmap_get(&ev.obsolete, &parent->object.oid);
-	if (obsolete && obsolete->divergent) {
-		strbuf_addf(err, _("the parent %s is replaced by both '%s' and '%s' (divergence)"),
-			    repo_find_unique_abbrev(r, &parent->object.oid,
-						    DEFAULT_ABBREV),
-			    item_name(obsolete->newest),
-			    item_name(obsolete->divergent));
-		parent = NULL;
-	} else if (obsolete) {
-		parent = obsolete->newest->commit;
-	}
-	evolver_release(&ev);
-	return parent;
 }
 
 /*
@@ -4477,131 +2716,6 @@ int evolve_merge_amend(struct repository *r, struct commit *other,
 	return move_head(r, &merged, 0, "merge --amend", err);
 }
 
-/*
- * Whether the commit of `item` is built on an obsolete or abandoned
- * commit, directly or through the commits of other changes: hg's
- * "orphan", which "git evolve" moves. Decided for every change at once,
- * parents first, with a stack of our own (a stack's depth is data); the
- * orphans go to `orphans`.
- */
-static void find_orphans(struct evolver *ev, struct oidset *orphans)
-{
-	struct oidset expanded = OIDSET_INIT, decided = OIDSET_INIT;
-	struct evolve_item **stack = NULL;
-	size_t nr = 0, alloc = 0;
-	struct oidmap_iter iter;
-	struct evolve_item *start;
-
-	oidmap_iter_init(&ev->items, &iter);
-	while ((start = oidmap_iter_next(&iter))) {
-		ALLOC_GROW(stack, nr + 1, alloc);
-		stack[nr++] = start;
-		while (nr) {
-			struct evolve_item *item = stack[nr - 1];
-			const struct object_id *oid = &item->commit->object.oid;
-			struct commit_list *p;
-			int orphan = 0;
-
-			if (oidset_contains(&decided, oid)) {
-				nr--;
-				continue;
-			}
-			if (repo_parse_commit(ev->repo, item->commit)) {
-				nr--;
-				oidset_insert(&decided, oid);
-				continue;
-			}
-			if (!oidset_insert(&expanded, oid)) {
-				for (p = item->commit->parents; p; p = p->next) {
-					struct evolve_item *parent =
-						oidmap_get(&ev->items, &p->item->object.oid);
-
-					if (parent &&
-					    !oidset_contains(&expanded, &parent->commit->object.oid)) {
-						ALLOC_GROW(stack, nr + 1, alloc);
-						stack[nr++] = parent;
-					}
-				}
-				continue;
-			}
-			nr--;
-			oidset_insert(&decided, oid);
-			for (p = item->commit->parents; p && !orphan; p = p->next) {
-				const struct object_id *parent_oid = &p->item->object.oid;
-				struct evolve_item *parent =
-					oidmap_get(&ev->items, parent_oid);
-
-				orphan = oidmap_get(&ev->obsolete, parent_oid) ||
-					 (parent && (parent->abandoned ||
-						     oidset_contains(orphans, parent_oid)));
-			}
-			if (orphan)
-				oidset_insert(orphans, oid);
-		}
-	}
-	free(stack);
-	oidset_clear(&expanded);
-	oidset_clear(&decided);
-}
-
-void evolve_change_states(struct repository *r, struct string_list *changes)
-{
-	struct evolver ev;
-	struct strbuf err = STRBUF_INIT;
-	struct oidmap_iter iter;
-	struct obsolete_commit *obsolete;
-	struct string_list_item *name;
-	struct oidset orphans = OIDSET_INIT;
-	struct string_list noted = STRING_LIST_INIT_DUP;
-	struct object_id head;
-
-	evolver_init(&ev, r, &err);
-	load_changes(&ev);
-	find_orphans(&ev, &orphans);
-	/* Those diverging from commits fetched with their ids, too. */
-	noted_divergent(r, &noted);
-	if (refs_read_ref(get_main_ref_store(r), "HEAD", &head))
-		oidclr(&head, r->hash_algo);
-
-	/* Which changes are divergent: they replace a commit with another. */
-	oidmap_iter_init(&ev.obsolete, &iter);
-	while ((obsolete = oidmap_iter_next(&iter)))
-		if (obsolete->divergent)
-			obsolete->newest->divergent = obsolete->divergent->divergent = 1;
-
-	for_each_string_list_item(name, changes) {
-		struct change_head *change = change_table_get(&ev.table,
-							      name->string);
-		struct evolve_item *item = change ?
-			oidmap_get(&ev.items, &change->content) : NULL;
-		uintptr_t state = 0;
-
-		if (change && oideq(&change->content, &head))
-			state |= CHANGE_STATE_CURRENT;
-		if (string_list_lookup(&ev.caught_up, name->string)) {
-			/* Its item is the remote version's. */
-			name->util = (void *)(state | CHANGE_STATE_BEHIND);
-			continue;
-		}
-		if (!item)
-			continue;
-		if (item->abandoned)
-			state |= CHANGE_STATE_ABANDONED;
-		if (item->divergent ||
-		    string_list_has_string(&noted, name->string))
-			state |= CHANGE_STATE_DIVERGENT;
-		if (item->superseded)
-			state |= CHANGE_STATE_OBSOLETE;
-		if (oidset_contains(&orphans, &item->commit->object.oid))
-			state |= CHANGE_STATE_ORPHAN;
-		name->util = (void *)state;
-	}
-	oidset_clear(&orphans);
-	string_list_clear(&noted, 0);
-	evolver_release(&ev);
-	strbuf_release(&err);
-}
-
 /* Whether a command that HEAD must not move under is in progress. */
 static int operation_in_progress(struct repository *r)
 {
@@ -4649,402 +2763,6 @@ int abandon_and_leave(struct repository *r, const struct object_id *commit,
 		return -1;
 	}
 	return 0;
-}
-
-/*
- * The head of the change whose commit is `commit` (`what` names it in the
- * error): the first one by name if several hold it. The content index
- * answers for changes this library moved; only a commit it does not list
- * (a change fetched or set by update-ref) costs reading every change.
- */
-static int change_holding(struct repository *r, const struct object_id *commit,
-			  const char *what, struct object_id *head,
-			  struct strbuf *err)
-{
-	struct change_table table;
-	struct string_list holding = STRING_LIST_INIT_DUP;
-	int ret = -1;
-
-	if (indexed_change_of(r, NULL, commit, NULL, head, NULL))
-		return 0;
-	change_table_init(&table);
-	change_table_add_all_visible(&table, r);
-	local_changes_of(&table, commit, &holding);
-	change_table_clear(&table);
-	if (!holding.nr)
-		strbuf_addf(err, _("'%s' is not the commit of a change"), what);
-	else if (refs_read_ref(get_main_ref_store(r),
-			       holding.items[0].string, head))
-		strbuf_addf(err, _("could not read '%s'"), holding.items[0].string);
-	else
-		ret = 0;
-	string_list_clear(&holding, 0);
-	return ret;
-}
-
-/*
- * Where "git log --obslog [<name>]" starts: the head of the change `name`
- * ("metas/foo", "origin/metas/foo", or just "foo"), or else of the change
- * that holds the commit `name` names (a branch, HEAD, a commit).
- */
-static int obslog_start(struct repository *r, const char *name,
-			struct object_id *head, struct strbuf *err)
-{
-	struct strbuf refname = STRBUF_INIT;
-	struct object_id oid;
-	char *ref = NULL;
-	int dwimmed, ret = -1;
-
-	if (!name)
-		name = "HEAD";
-	dwimmed = repo_dwim_ref(r, name, strlen(name), head, &ref, 0) > 0;
-	if (dwimmed && is_change_refname(ref)) {
-		ret = 0;
-		goto out;
-	}
-	/* A branch or tag of that name comes first, as for any revision. */
-	strbuf_add_change_refname(&refname, name);
-	if (!dwimmed && !check_refname_format(refname.buf, 0) &&
-	    !refs_read_ref(get_main_ref_store(r), refname.buf, head)) {
-		ret = 0;
-		goto out;
-	}
-	if (!repo_get_oid_committish(r, name, &oid) &&
-	    lookup_commit_reference_gently(r, &oid, 1))
-		ret = change_holding(r, &oid, name, head, err);
-	else if (!strcmp(name, "HEAD"))
-		strbuf_addstr(err, _("HEAD does not point to a commit"));
-	else
-		strbuf_addf(err, _("change '%s' not found"), name);
-out:
-	free(ref);
-	strbuf_release(&refname);
-	return ret;
-}
-
-/* The commit of the version `oid` (a metacommit, or a commit). */
-static void version_content(struct repository *r, const struct object_id *oid,
-			    struct object_id *content)
-{
-	struct metacommit_data data = METACOMMIT_DATA_INIT;
-	struct commit *commit = lookup_commit_reference_gently(r, oid, 1);
-	struct strbuf err = STRBUF_INIT;
-
-	if (commit && parse_metacommit(r, commit, &data, &err) > 0)
-		oidcpy(content, &data.content);
-	else
-		oidcpy(content, oid);
-	metacommit_data_clear(&data);
-	strbuf_release(&err);
-}
-
-static void obslog_fill(struct repository *r, struct obslog_entry *entry,
-			const struct object_id *commit, struct commit *meta,
-			const struct object_id *previous)
-{
-	struct commit *c = meta ? meta : lookup_commit_reference_gently(r, commit, 1);
-
-	oidcpy(&entry->commit, commit);
-	if (previous)
-		version_content(r, previous, &entry->previous);
-	else
-		oidclr(&entry->previous, r->hash_algo);
-	if (c && !repo_parse_commit(r, c))
-		entry->date = c->date;
-	if (meta) {
-		const char *buffer = repo_get_commit_buffer(r, meta, NULL);
-		const char *body;
-		size_t len;
-
-		oidcpy(&entry->meta, &meta->object.oid);
-		find_commit_subject(buffer, &body);
-		len = strchrnul(body, '\n') - body;
-		entry->operation = xmemdupz(body, len);
-		repo_unuse_commit_buffer(r, meta, buffer);
-	} else {
-		oidclr(&entry->meta, r->hash_algo);
-	}
-}
-
-/*
- * A version found by the walk of evolve_obslog(): its entry, the object
- * that stands for it in the meta graph (its metacommit, or the commit of a
- * first version), and the versions it replaced, as such objects.
- */
-struct obslog_version {
-	struct obslog_entry entry;
-	struct object_id self;
-	struct oid_array replaced;
-	size_t children; /* versions that replace it and are not placed yet */
-	unsigned queued:1;
-};
-
-static int obslog_newer_first(const void *a_, const void *b_,
-			      void *cb_data UNUSED)
-{
-	const struct obslog_version *a = a_, *b = b_;
-
-	return a->entry.date < b->entry.date ? 1 :
-	       a->entry.date > b->entry.date ? -1 : 0;
-}
-
-/*
- * Order `versions` newest first, but each after every version that
- * replaces it (Kahn's algorithm, newest ready version first), and turn
- * their "replaced" objects into indices of the ordered entries.
- */
-static void obslog_order(struct obslog_version *versions, size_t nr,
-			 struct obslog_entry *entries)
-{
-	struct prio_queue ready = { .compare = obslog_newer_first };
-	kh_oid_pos_t *position = kh_init_oid_pos();
-	struct obslog_version *v;
-	size_t placed = 0;
-
-	for (size_t i = 0; i < nr; i++) {
-		int added;
-		khiter_t pos = kh_put_oid_pos(position, versions[i].self, &added);
-
-		kh_value(position, pos) = i;
-	}
-	for (size_t i = 0; i < nr; i++)
-		for (size_t j = 0; j < versions[i].replaced.nr; j++) {
-			khiter_t pos = kh_get_oid_pos(position,
-						      versions[i].replaced.oid[j]);
-
-			if (pos != kh_end(position))
-				versions[kh_value(position, pos)].children++;
-		}
-	for (size_t i = 0; i < nr; i++)
-		if (!versions[i].children) {
-			versions[i].queued = 1;
-			prio_queue_put(&ready, &versions[i]);
-		}
-
-	/* First the order, remembered as each version's new position. */
-	while (placed < nr) {
-		struct obslog_version *newest = NULL;
-
-		while ((v = prio_queue_get(&ready))) {
-			khiter_t pos = kh_get_oid_pos(position, v->self);
-
-			kh_value(position, pos) = placed;
-			entries[placed++] = v->entry;
-			for (size_t j = 0; j < v->replaced.nr; j++) {
-				khiter_t p = kh_get_oid_pos(position,
-							    v->replaced.oid[j]);
-				struct obslog_version *older;
-
-				if (p == kh_end(position))
-					continue;
-				older = &versions[kh_value(position, p)];
-				if (!--older->children && !older->queued) {
-					older->queued = 1;
-					prio_queue_put(&ready, older);
-				}
-			}
-		}
-		if (placed == nr)
-			break;
-
-		/*
-		 * What is left replaces itself in a cycle, which a commit
-		 * graph cannot have, but "git replace" or a crafted
-		 * metacommit can fake. Break the cycle at its newest version,
-		 * placed before the versions said to replace it: the edges
-		 * from those are left out below.
-		 */
-		for (size_t i = 0; i < nr; i++)
-			if (!versions[i].queued &&
-			    (!newest || versions[i].entry.date > newest->entry.date))
-				newest = &versions[i];
-		warning(_("the versions of the change replace each other in "
-			  "a cycle; ignoring that %s was replaced"),
-			oid_to_hex(&newest->self));
-		newest->queued = 1;
-		prio_queue_put(&ready, newest);
-	}
-
-	/* Then the edges, now that every position is known. */
-	for (size_t i = 0; i < nr; i++) {
-		size_t self = kh_value(position,
-				       kh_get_oid_pos(position, versions[i].self));
-		struct obslog_entry *entry = &entries[self];
-
-		ALLOC_ARRAY(entry->replaces, versions[i].replaced.nr);
-		for (size_t j = 0; j < versions[i].replaced.nr; j++) {
-			khiter_t p = kh_get_oid_pos(position,
-						    versions[i].replaced.oid[j]);
-
-			/* An edge back to a newer entry would close a cycle. */
-			if (p != kh_end(position) && (size_t)kh_value(position, p) > self)
-				entry->replaces[entry->replaces_nr++] =
-					kh_value(position, p);
-		}
-	}
-	clear_prio_queue(&ready);
-	kh_destroy_oid_pos(position);
-}
-
-int evolve_obslog(struct repository *r, const char *name,
-		  struct obslog_entry **entries, size_t *nr, struct strbuf *err)
-{
-	struct oid_array queue = OID_ARRAY_INIT;
-	struct oidset seen = OIDSET_INIT;
-	struct strbuf scratch = STRBUF_INIT;
-	struct obslog_version *versions = NULL;
-	size_t versions_nr = 0, versions_alloc = 0;
-	struct object_id head;
-
-	*entries = NULL;
-	*nr = 0;
-	if (obslog_start(r, name, &head, err))
-		return -1;
-
-	oid_array_append(&queue, &head);
-	while (queue.nr) {
-		struct metacommit_data data = METACOMMIT_DATA_INIT;
-		struct object_id oid = queue.oid[--queue.nr];
-		struct commit *commit = lookup_commit_reference_gently(r, &oid, 1);
-		struct obslog_version *v;
-
-		if (!commit || oidset_insert(&seen, &oid))
-			continue;
-		ALLOC_GROW(versions, versions_nr + 1, versions_alloc);
-		v = &versions[versions_nr++];
-		memset(v, 0, sizeof(*v));
-		oidcpy(&v->self, &oid);
-		if (parse_metacommit(r, commit, &data, &scratch) <= 0) {
-			/* A first version: a commit without a metacommit. */
-			obslog_fill(r, &v->entry, &oid, NULL, NULL);
-		} else {
-			obslog_fill(r, &v->entry, &data.content, commit,
-				    data.replace.nr ? &data.replace.oid[0] : NULL);
-			for (size_t i = 0; i < data.replace.nr; i++) {
-				oid_array_append(&v->replaced, &data.replace.oid[i]);
-				oid_array_append(&queue, &data.replace.oid[i]);
-			}
-		}
-		metacommit_data_clear(&data);
-		strbuf_reset(&scratch);
-	}
-
-	CALLOC_ARRAY(*entries, versions_nr);
-	*nr = versions_nr;
-	obslog_order(versions, versions_nr, *entries);
-	for (size_t i = 0; i < versions_nr; i++)
-		oid_array_clear(&versions[i].replaced);
-	free(versions);
-	oid_array_clear(&queue);
-	oidset_clear(&seen);
-	strbuf_release(&scratch);
-	return 0;
-}
-
-int obslog_rebased_tree(struct repository *r, struct commit *older,
-			struct commit *newer, struct object_id *tree)
-{
-	struct commit *older_parent, *newer_parent;
-	struct merge_options opt;
-	struct merge_result result = { 0 };
-	struct tree *empty = lookup_tree(r, r->hash_algo->empty_tree);
-	int ret = -1;
-
-	if (repo_parse_commit(r, older) || repo_parse_commit(r, newer))
-		return -1;
-	older_parent = older->parents ? older->parents->item : NULL;
-	newer_parent = newer->parents ? newer->parents->item : NULL;
-	if (older_parent == newer_parent) {
-		oidcpy(tree, get_commit_tree_oid(older));
-		return 0;
-	}
-	if ((older_parent && repo_parse_commit(r, older_parent)) ||
-	    (newer_parent && repo_parse_commit(r, newer_parent)))
-		return -1;
-
-	init_basic_merge_options(&opt, r);
-	opt.show_rename_progress = 0;
-	opt.ancestor = "older parent";
-	opt.branch1 = "newer parent";
-	opt.branch2 = "older version";
-	merge_incore_nonrecursive(&opt,
-				  older_parent ? repo_get_commit_tree(r, older_parent) : empty,
-				  newer_parent ? repo_get_commit_tree(r, newer_parent) : empty,
-				  repo_get_commit_tree(r, older), &result);
-	if (result.clean > 0) {
-		oidcpy(tree, &result.tree->object.oid);
-		ret = 0;
-	}
-	merge_finalize(&opt, &result);
-	return ret;
-}
-
-/* The message of `commit`, after its header; "" if it has none. */
-static const char *commit_message(const char *buffer)
-{
-	const char *message = strstr(buffer, "\n\n");
-
-	return message ? message + 2 : "";
-}
-
-static int same_author(const char *a_buffer, const char *b_buffer)
-{
-	size_t a_len = 0, b_len = 0;
-	const char *a = find_commit_header(a_buffer, "author", &a_len);
-	const char *b = find_commit_header(b_buffer, "author", &b_len);
-
-	if (!a || !b)
-		return !a && !b;
-	return a_len == b_len && !memcmp(a, b, a_len);
-}
-
-static int same_parents(struct commit *a, struct commit *b)
-{
-	struct commit_list *p = a->parents, *q = b->parents;
-
-	for (; p && q; p = p->next, q = q->next)
-		if (p->item != q->item)
-			return 0;
-	return !p && !q;
-}
-
-unsigned obslog_changes(struct repository *r, const struct obslog_entry *entry)
-{
-	struct commit *newer, *older;
-	const char *newer_buffer, *older_buffer;
-	struct object_id tree;
-	unsigned changes = 0;
-
-	if (is_null_oid(&entry->previous) ||
-	    !(newer = lookup_commit_reference_gently(r, &entry->commit, 1)) ||
-	    !(older = lookup_commit_reference_gently(r, &entry->previous, 1)) ||
-	    repo_parse_commit(r, newer) || repo_parse_commit(r, older))
-		return 0;
-
-	if (!same_parents(older, newer))
-		changes |= OBSLOG_CHANGED_PARENT;
-	if (obslog_rebased_tree(r, older, newer, &tree) ||
-	    !oideq(&tree, get_commit_tree_oid(newer)))
-		changes |= OBSLOG_CHANGED_CONTENT;
-
-	newer_buffer = repo_get_commit_buffer(r, newer, NULL);
-	older_buffer = repo_get_commit_buffer(r, older, NULL);
-	if (strcmp(commit_message(newer_buffer), commit_message(older_buffer)))
-		changes |= OBSLOG_CHANGED_MESSAGE;
-	if (!same_author(newer_buffer, older_buffer))
-		changes |= OBSLOG_CHANGED_AUTHOR;
-	repo_unuse_commit_buffer(r, older, older_buffer);
-	repo_unuse_commit_buffer(r, newer, newer_buffer);
-	return changes;
-}
-
-void obslog_entries_release(struct obslog_entry *entries, size_t nr)
-{
-	for (size_t i = 0; i < nr; i++) {
-		free(entries[i].operation);
-		free(entries[i].replaces);
-	}
-	free(entries);
 }
 
 int forget_changes(struct repository *r, struct string_list *names,
@@ -5101,9 +2819,9 @@ int forget_changes(struct repository *r, struct string_list *names,
 static void collect_built_on(struct evolver *ev, struct oidset *built_on)
 {
 	struct oidmap_iter iter;
-	struct evolve_item *item;
+	struct change_node *item;
 
-	oidmap_iter_init(&ev->items, &iter);
+	oidmap_iter_init(&ev->graph.items, &iter);
 	while ((item = oidmap_iter_next(&iter))) {
 		if (item->abandoned || repo_parse_commit(ev->repo, item->commit))
 			continue;
@@ -5117,7 +2835,7 @@ static void collect_built_on(struct evolver *ev, struct oidset *built_on)
  * another change replaced it, or it is abandoned and nothing is built on
  * it (otherwise "git evolve" still needs it to move its children off it).
  */
-static int prune_reason(struct evolver *ev, struct evolve_item *item,
+static int prune_reason(struct evolver *ev, struct change_node *item,
 			const struct oidset *built_on,
 			const struct string_list *upstreams,
 			struct pruned_change *out)
@@ -5153,13 +2871,15 @@ int prune_changes(struct repository *r, const struct string_list *upstreams,
 	evolver_init(&ev, r, err);
 	for_each_string_list_item(name, upstreams)
 		string_list_append(&ev.upstreams, name->string)->util = name->util;
-	load_changes(&ev);
+	change_graph_load(&ev.graph);
 	collect_built_on(&ev, &built_on);
 
-	change_table_refnames(&ev.table, &refnames);
+	change_table_refnames(&ev.graph.table, &refnames);
 	for_each_string_list_item(name, &refnames) {
-		struct change_head *head = change_table_get(&ev.table, name->string);
-		struct evolve_item *item = oidmap_get(&ev.items, &head->content);
+		struct change_head *head = change_table_get(&ev.graph.table,
+							    name->string);
+		struct change_node *item = oidmap_get(&ev.graph.items,
+						      &head->content);
 		struct pruned_change why = { 0 };
 
 		if (!item || !prune_reason(&ev, item, &built_on, upstreams, &why))
@@ -5180,296 +2900,5 @@ int prune_changes(struct repository *r, const struct string_list *upstreams,
 	oidset_clear(&built_on);
 	string_list_clear(&refnames, 0);
 	evolver_release(&ev);
-	return ret;
-}
-
-struct obsolete_finder {
-	struct repository *repo;
-	struct content_index_cache index;
-	struct strbuf err;
-	struct evolver ev;
-	unsigned loaded:1;
-};
-
-struct obsolete_finder *obsolete_finder_new(struct repository *r)
-{
-	struct obsolete_finder *finder = xcalloc(1, sizeof(*finder));
-
-	finder->repo = r;
-	strbuf_init(&finder->err, 0);
-	return finder;
-}
-
-void obsolete_finder_free(struct obsolete_finder *finder)
-{
-	if (!finder)
-		return;
-	if (finder->loaded)
-		evolver_release(&finder->ev);
-	content_index_cache_release(&finder->index);
-	strbuf_release(&finder->err);
-	free(finder);
-}
-
-struct remote_version_query {
-	struct repository *repo;
-	const char *name;
-	const struct object_id *local;
-	/* The local change's earlier versions, walked when first needed. */
-	struct oidset history;
-	unsigned walked:1,
-		 ahead:1;
-};
-
-static int remote_version_ahead_1(struct remote *remote, void *data)
-{
-	struct remote_version_query *query = data;
-	struct strbuf refname = STRBUF_INIT;
-	struct object_id oid;
-
-	strbuf_addf(&refname, "refs/remotes/%s/metas/%s", remote->name,
-		    query->name);
-	if (refs_read_ref(get_main_ref_store(query->repo), refname.buf, &oid) ||
-	    oideq(&oid, query->local))
-		goto out;
-	if (!query->walked) {
-		change_history_add(query->repo, query->local, &query->history);
-		query->walked = 1;
-	}
-	if (!oidset_contains(&query->history, &oid))
-		query->ahead = 1;
-out:
-	strbuf_release(&refname);
-	return query->ahead;
-}
-
-/*
- * Whether a remote holds the change `refname` (refs/metas/<name>, whose
- * ref holds `head`) at a version ours has not replaced: a newer one, or a
- * divergent one. A look at one ref per remote; the walk of the local
- * change's versions only when a remote holds another one, as it does
- * after every amend not pushed yet.
- */
-static int remote_version_ahead(struct repository *r, const char *refname,
-				const struct object_id *head)
-{
-	struct remote_version_query query = {
-		.repo = r,
-		.local = head,
-		.history = OIDSET_INIT,
-	};
-
-	if (!skip_prefix(refname, CHANGES_REF_PREFIX, &query.name))
-		return 0;
-	for_each_remote(remote_version_ahead_1, &query);
-	oidset_clear(&query.history);
-	return query.ahead;
-}
-
-/*
- * Whether `commit` may be an obsolete version: the index lists it for a
- * change that is gone (renamed, deleted) or whose commit is another one,
- * or a remote holds the change that holds it at a version ours has not
- * replaced.
- */
-static int may_be_obsolete(struct obsolete_finder *finder,
-			   const struct object_id *commit)
-{
-	struct strbuf holder = STRBUF_INIT;
-	struct object_id head;
-	int held, moved, ret;
-
-	held = indexed_change_of(finder->repo, &finder->index, commit, &holder,
-				 &head, &moved);
-	if (moved || !held)
-		ret = moved;
-	else
-		ret = remote_version_ahead(finder->repo, holder.buf, &head);
-	strbuf_release(&holder);
-	return ret;
-}
-
-int obsolete_finder_lookup(struct obsolete_finder *finder,
-			   const struct object_id *commit,
-			   const char **change, unsigned *behind)
-{
-	struct obsolete_commit *obsolete;
-	struct string_list_item *caught_up;
-
-	if (!may_be_obsolete(finder, commit))
-		return 0;
-	if (!finder->loaded) {
-		evolver_init(&finder->ev, finder->repo, &finder->err);
-		load_changes(&finder->ev);
-		finder->loaded = 1;
-	}
-	obsolete = oidmap_get(&finder->ev.obsolete, commit);
-	if (!obsolete)
-		return 0;
-	*change = obsolete->newest->refnames.items[0].string;
-	*behind = obsolete->behind;
-	/* A local change behind a remote version is not there yet: name that. */
-	caught_up = string_list_lookup(&finder->ev.caught_up, *change);
-	if (caught_up && ((struct caught_up *)caught_up->util)->remote_refname)
-		*change = ((struct caught_up *)caught_up->util)->remote_refname;
-	return 1;
-}
-
-/* A version of a commit, and the versions it was made from. */
-struct version_node {
-	struct oidmap_entry entry;
-	/* The commits it replaces or was copied from ("r" and "o" edges). */
-	struct oid_array from;
-};
-
-static void free_version_node(void *p)
-{
-	struct version_node *node = p;
-
-	oid_array_clear(&node->from);
-	free(node);
-}
-
-/* Record the edges of the metacommit `oid` and of those it comes from. */
-static void add_versions(struct repository *r, struct oidmap *versions,
-			 struct oidset *seen, const struct object_id *oid)
-{
-	struct oid_array queue = OID_ARRAY_INIT;
-	struct strbuf err = STRBUF_INIT;
-
-	oid_array_append(&queue, oid);
-	while (queue.nr) {
-		struct metacommit_data data = METACOMMIT_DATA_INIT;
-		struct object_id meta = queue.oid[--queue.nr];
-		struct commit *commit = lookup_commit(r, &meta);
-		struct version_node *node;
-
-		if (!commit || oidset_insert(seen, &meta) ||
-		    parse_metacommit(r, commit, &data, &err) <= 0)
-			goto next;
-		node = oidmap_get(versions, &data.content);
-		if (!node) {
-			node = xcalloc(1, sizeof(*node));
-			oidcpy(&node->entry.oid, &data.content);
-			oidmap_put(versions, node);
-		}
-		for (size_t i = 0; i < data.replace.nr + data.origin.nr; i++) {
-			const struct object_id *from = i < data.replace.nr ?
-				&data.replace.oid[i] :
-				&data.origin.oid[i - data.replace.nr];
-			struct object_id content;
-
-			version_content(r, from, &content);
-			oid_array_append(&node->from, &content);
-			if (!oideq(&content, from))
-				oid_array_append(&queue, from);
-		}
-	next:
-		metacommit_data_clear(&data);
-		strbuf_reset(&err);
-	}
-	oid_array_clear(&queue);
-	strbuf_release(&err);
-}
-
-/* The meta graph of every change: local, remote and hidden. */
-static void load_versions(struct repository *r, struct oidmap *versions)
-{
-	struct change_table table;
-	struct string_list refnames = STRING_LIST_INIT_NODUP;
-	struct string_list_item *name;
-	struct oidset seen = OIDSET_INIT;
-
-	change_table_init(&table);
-	change_table_add_kinds(&table, r, CHANGE_KIND_LOCAL |
-			       CHANGE_KIND_REMOTE | CHANGE_KIND_HIDDEN);
-	change_table_refnames(&table, &refnames);
-	for_each_string_list_item(name, &refnames) {
-		struct change_head *head = change_table_get(&table, name->string);
-
-		if (!oideq(&head->head, &head->content))
-			add_versions(r, versions, &seen, &head->head);
-	}
-	oidset_clear(&seen);
-	string_list_clear(&refnames, 0);
-	change_table_clear(&table);
-}
-
-struct version_depth {
-	struct oidmap_entry entry;
-	unsigned depth;
-};
-
-/* How many versions back each earlier version of `start` is (itself: 0). */
-static void earlier_versions(struct oidmap *versions,
-			     const struct object_id *start, struct oidmap *depths)
-{
-	struct version_depth *first = xcalloc(1, sizeof(*first));
-	struct oid_array queue = OID_ARRAY_INIT;
-	size_t next = 0;
-
-	oidcpy(&first->entry.oid, start);
-	oidmap_put(depths, first);
-	oid_array_append(&queue, start);
-	while (next < queue.nr) {
-		const struct object_id *oid = &queue.oid[next++];
-		struct version_node *node = oidmap_get(versions, oid);
-		unsigned depth = ((struct version_depth *)oidmap_get(depths, oid))->depth;
-
-		for (size_t i = 0; node && i < node->from.nr; i++) {
-			struct version_depth *d;
-
-			if (oidmap_get(depths, &node->from.oid[i]))
-				continue;
-			d = xcalloc(1, sizeof(*d));
-			oidcpy(&d->entry.oid, &node->from.oid[i]);
-			d->depth = depth + 1;
-			oidmap_put(depths, d);
-			oid_array_append(&queue, &node->from.oid[i]);
-		}
-	}
-	oid_array_clear(&queue);
-}
-
-struct commit *evolve_meta_merge_base(struct repository *r, struct commit *a,
-				      struct commit *b)
-{
-	struct oidmap versions, from_a, from_b;
-	struct oidmap_iter iter;
-	struct version_depth *d;
-	const struct object_id *best = NULL;
-	unsigned best_depth = 0;
-	struct commit *ret = NULL;
-
-	oidmap_init(&versions, 0);
-	oidmap_init(&from_a, 0);
-	oidmap_init(&from_b, 0);
-	load_versions(r, &versions);
-	if (!oidmap_get_size(&versions))
-		goto out;
-	earlier_versions(&versions, &a->object.oid, &from_a);
-	earlier_versions(&versions, &b->object.oid, &from_b);
-
-	/* The version nearest to both; ties go to the smallest name. */
-	oidmap_iter_init(&from_a, &iter);
-	while ((d = oidmap_iter_next(&iter))) {
-		struct version_depth *other = oidmap_get(&from_b, &d->entry.oid);
-		unsigned depth;
-
-		if (!other)
-			continue;
-		depth = d->depth + other->depth;
-		if (!best || depth < best_depth ||
-		    (depth == best_depth && oidcmp(&d->entry.oid, best) < 0)) {
-			best = &d->entry.oid;
-			best_depth = depth;
-		}
-	}
-	if (best)
-		ret = lookup_commit_reference_gently(r, best, 1);
-out:
-	oidmap_clear_with_free(&from_a, free);
-	oidmap_clear_with_free(&from_b, free);
-	oidmap_clear_with_free(&versions, free_version_node);
 	return ret;
 }

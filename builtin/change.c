@@ -17,6 +17,7 @@
 #include "config.h"
 #include "decorate.h"
 #include "environment.h"
+#include "change-graph.h"
 #include "evolve.h"
 #include "gettext.h"
 #include "graph.h"

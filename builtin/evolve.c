@@ -12,6 +12,7 @@
 #include "commit.h"
 #include "config.h"
 #include "environment.h"
+#include "change-graph.h"
 #include "evolve.h"
 #include "gettext.h"
 #include "object-name.h"

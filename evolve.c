@@ -5,8 +5,9 @@
  * follow-up merges), and the "git change" operations that need the
  * engine's walk (prune, forget, abandon with HEAD moved off) and the
  * move of HEAD for next/prev. It reads the changes through the change
- * graph (change-graph.h), keeps its stop in evolve-state.c and records
- * through the change writer (change-writer.h).
+ * graph (change-graph.h), keeps its stop in evolve-state.c, merges
+ * versions with evolve-merge.c and records through the change writer
+ * (change-writer.h).
  */
 /* for DEFAULT_ABBREV, which depends on the core.abbrev config */
 #define USE_THE_REPOSITORY_VARIABLE
@@ -14,6 +15,7 @@
 #include "git-compat-util.h"
 #include "evolve.h"
 #include "change-graph.h"
+#include "evolve-merge.h"
 #include "evolve-report.h"
 #include "evolve-state.h"
 #include "cache-tree.h"
@@ -754,37 +756,6 @@ static void add_rewrite(struct evolver *ev, const struct object_id *old,
 	ev->rewrites_nr++;
 }
 
-/*
- * Write a commit of `tree` with `parents` in place of `like`: with its
- * message and author (the committer is whoever runs this). Returns 0 and
- * sets `out`, or -1.
- */
-static int commit_like(struct repository *r, struct commit *like,
-		       const struct object_id *tree, struct commit_list *parents,
-		       struct object_id *out)
-{
-	const char *buffer = repo_logmsg_reencode(r, like, NULL,
-						  get_commit_output_encoding());
-	const char *author, *body;
-	char *author_line = NULL;
-	struct commit_extra_header *extra = NULL;
-	size_t len;
-	int ret;
-
-	author = find_commit_header(buffer, "author", &len);
-	if (author)
-		author_line = xmemdupz(author, len);
-	find_commit_subject(buffer, &body);
-	/* It continues the change of `like`, and keeps its change-id. */
-	set_change_id_header(r, &extra, like);
-	ret = commit_tree_extended(body, strlen(body), tree, parents, out,
-				   author_line, NULL, NULL, extra) ? -1 : 0;
-	free_commit_extra_headers(extra);
-	free(author_line);
-	repo_unuse_commit_buffer(r, like, buffer);
-	return ret;
-}
-
 static void start_merging(struct evolver *ev)
 {
 	if (ev->merging)
@@ -1043,7 +1014,8 @@ static int pick_merge(struct evolver *ev, struct change_node *item,
 	for (new = parents; new; new = new->next)
 		if (!commit_list_contains(new->item, unique))
 			tail = commit_list_append(new->item, tail);
-	ret = commit_like(r, item->commit, &tree->object.oid, unique, &oid);
+	ret = evolve_commit_like(r, item->commit, &tree->object.oid, unique,
+				 &oid);
 	commit_list_free(unique);
 	if (ret) {
 		strbuf_addstr(ev->err, _("could not write the rebased merge"));
@@ -2122,7 +2094,7 @@ static int resume(struct evolver *ev, enum evolve_action action,
 		int failed;
 
 		commit_list_insert(onto, &parents);
-		failed = commit_like(r, current, &tree, parents, &new);
+		failed = evolve_commit_like(r, current, &tree, parents, &new);
 		commit_list_free(parents);
 		if (failed) {
 			strbuf_addstr(ev->err, _("could not write the resolved commit"));
@@ -2140,38 +2112,6 @@ static int resume(struct evolver *ev, enum evolve_action action,
 out:
 	free(path);
 	return ret;
-}
-
-static int merge_versions(struct repository *r, struct commit *a,
-			  struct commit *b, const char *b_label,
-			  int leave_conflicts, struct object_id *merged,
-			  struct strbuf *err);
-static int record_merged_versions(struct repository *r, struct commit *a,
-				  struct commit *b,
-				  const struct object_id *merged,
-				  const char *reason, struct strbuf *err);
-
-/* Append the parents of `commit` to `parents`, except `skip` and duplicates. */
-static void add_parents(struct commit *commit, struct commit *skip,
-			struct commit_list **parents)
-{
-	for (struct commit_list *p = commit->parents; p; p = p->next) {
-		struct commit_list **tail = parents;
-		int seen = p->item == skip;
-
-		for (; *tail; tail = &(*tail)->next)
-			if ((*tail)->item == p->item)
-				seen = 1;
-		if (!seen)
-			commit_list_insert(p->item, tail);
-	}
-}
-
-void evolve_merged_parents(struct commit *a, struct commit *b,
-			   struct commit_list **parents)
-{
-	add_parents(a, b, parents);
-	add_parents(b, a, parents);
 }
 
 /*
@@ -2252,8 +2192,9 @@ static int squash_follow_up_merge(struct evolver *ev,
 	a = merge->commit->parents->item;
 	b = merge->commit->parents->next->item;
 	evolve_merged_parents(a, b, &parents);
-	ret = commit_like(r, a, get_commit_tree_oid(merge->commit), parents,
-			  &squashed);
+	ret = evolve_commit_like(r, a, get_commit_tree_oid(merge->commit),
+				 parents,
+				 &squashed);
 	commit_list_free(parents);
 	if (ret) {
 		strbuf_addstr(ev->err, _("could not write the squashed merge"));
@@ -2291,17 +2232,17 @@ static int auto_merge_versions(struct evolver *ev,
 	struct change_node *theirs = ours == divergent->newest ?
 		divergent->divergent : divergent->newest;
 	struct object_id merged;
-	int ret = merge_versions(ev->repo, ours->commit, theirs->commit,
-				 NULL, 0, &merged, ev->err);
+	int ret = evolve_merge_versions(ev->repo, ours->commit, theirs->commit,
+					NULL, 0, &merged, ev->err);
 
 	if (!ret) {
 		save_item_changes(ev, ours);
 		save_item_changes(ev, theirs);
 	}
 	if (!ret)
-		ret = record_merged_versions(ev->repo, ours->commit,
-					     theirs->commit, &merged,
-					     "evolve --auto-merge", ev->err);
+		ret = evolve_record_merged_versions(ev->repo, ours->commit,
+						    theirs->commit, &merged,
+						    "evolve --auto-merge", ev->err);
 	if (!ret)
 		add_step(ev, EVOLVE_STEP_MERGE_DIVERGENT, ours,
 			 xstrdup(change_node_name(theirs)));
@@ -2566,126 +2507,6 @@ int evolve_move_head(struct repository *r, struct commit *to,
 	return move_head(r, &to->object.oid, 1, action, err);
 }
 
-/*
- * Leave the conflicts of the merge `result` of the versions `head` (HEAD,
- * which the index matches) and another in the work tree and the index,
- * with markers, as "git merge" does; `result` is finalized.
- */
-static int leave_merge_conflicts(struct repository *r,
-				 struct merge_options *opt,
-				 struct commit *head,
-				 struct merge_result *result,
-				 struct strbuf *err)
-{
-	struct lock_file lock = LOCK_INIT;
-
-	if (repo_hold_locked_index(r, &lock, LOCK_REPORT_ON_ERROR) < 0) {
-		merge_finalize(opt, result);
-		strbuf_addstr(err, _("could not lock the index"));
-		return -1;
-	}
-	merge_switch_to_result(opt, repo_get_commit_tree(r, head), result,
-			       1, 1);
-	if (write_locked_index(r->index, &lock,
-			       COMMIT_LOCK | SKIP_IF_UNCHANGED)) {
-		strbuf_addstr(err, _("could not write the index"));
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * Merge two versions `a` and `b` of one commit into a commit that replaces
- * both: merged against their common earlier version (or else their common
- * ancestor), with the parents of both (not a merge of them, when they share
- * a parent) and the message and author of `a`. Returns 0 and sets
- * `merged`, 1 if they conflict, -1 on error; with a message in `err`.
- * `b_label` names `b` in conflict markers. With `leave_conflicts`, `a` is
- * HEAD, which the index matches, and a conflict is left in the work tree
- * and the index for the user to resolve.
- */
-static int merge_versions(struct repository *r, struct commit *a,
-			  struct commit *b, const char *b_label,
-			  int leave_conflicts, struct object_id *merged,
-			  struct strbuf *err)
-{
-	struct merge_options opt;
-	struct merge_result result = { 0 };
-	struct commit_list *bases = NULL, *parents = NULL;
-	struct commit *version, *unparsed;
-	struct tree *base_tree;
-	int merging = 0, ret = -1;
-
-	unparsed = repo_parse_commit(r, a) ? a : repo_parse_commit(r, b) ? b : NULL;
-	if (unparsed) {
-		strbuf_addf(err, _("could not parse commit %s"),
-			    oid_to_hex(&unparsed->object.oid));
-		return -1;
-	}
-	version = evolve_meta_merge_base(r, a, b);
-	if (version) {
-		base_tree = repo_get_commit_tree(r, version);
-	} else {
-		if (repo_get_merge_bases(r, a, b, &bases) < 0)
-			goto out;
-		base_tree = bases ? repo_get_commit_tree(r, bases->item) :
-			lookup_tree(r, r->hash_algo->empty_tree);
-	}
-	init_basic_merge_options(&opt, r);
-	merging = 1;
-	opt.branch1 = "HEAD";
-	opt.branch2 = b_label ? b_label : "the other version";
-	opt.ancestor = "their common base";
-	opt.show_rename_progress = 0;
-	merge_incore_nonrecursive(&opt, base_tree, repo_get_commit_tree(r, a),
-				  repo_get_commit_tree(r, b), &result);
-	if (result.clean < 0) {
-		strbuf_addstr(err, _("could not merge the two versions"));
-		goto out;
-	}
-	if (!result.clean) {
-		ret = 1;
-		if (leave_conflicts) {
-			merging = 0;
-			if (leave_merge_conflicts(r, &opt, a, &result, err))
-				ret = -1;
-		}
-		if (ret > 0)
-			strbuf_addstr(err, _("the two versions conflict"));
-		goto out;
-	}
-
-	/* It replaces both: its parents are theirs, not them. */
-	evolve_merged_parents(a, b, &parents);
-	if (commit_like(r, a, &result.tree->object.oid, parents, merged)) {
-		strbuf_addstr(err, _("could not write the merged commit"));
-		goto out;
-	}
-	ret = 0;
-
-out:
-	if (merging)
-		merge_finalize(&opt, &result);
-	commit_list_free(bases);
-	commit_list_free(parents);
-	return ret;
-}
-
-/* Record that `merged` replaces both `a` and `b`. */
-static int record_merged_versions(struct repository *r, struct commit *a,
-				  struct commit *b,
-				  const struct object_id *merged,
-				  const char *reason, struct strbuf *err)
-{
-	struct commit_rewrite rewrites[2];
-
-	oidcpy(&rewrites[0].old, &a->object.oid);
-	oidcpy(&rewrites[0].new, merged);
-	oidcpy(&rewrites[1].old, &b->object.oid);
-	oidcpy(&rewrites[1].new, merged);
-	return record_rewrites(r, rewrites, 2, REWRITE_MODIFY, reason, err);
-}
-
 int evolve_merge_amend(struct repository *r, struct commit *other,
 		       const char *other_name, struct strbuf *err)
 {
@@ -2708,10 +2529,12 @@ int evolve_merge_amend(struct repository *r, struct commit *other,
 		return -1;
 	}
 
-	ret = merge_versions(r, head, other, other_name, 1, &merged, err);
+	ret = evolve_merge_versions(r, head, other, other_name, 1, &merged,
+				    err);
 	if (ret)
 		return ret;
-	if (record_merged_versions(r, head, other, &merged, "merge --amend", err))
+	if (evolve_record_merged_versions(r, head, other, &merged,
+					  "merge --amend", err))
 		return -1;
 	return move_head(r, &merged, 0, "merge --amend", err);
 }

@@ -189,7 +189,6 @@ void evolve_result_release(struct evolve_result *result);
 int evolve_changes(struct repository *r, const struct evolve_options *opts,
 		   struct evolve_result *result, struct strbuf *err);
 
-
 /*
  * Abandon a stopped evolve: HEAD, the working tree and the index go back
  * to where they were before it started (local modifications included),
@@ -231,14 +230,6 @@ int evolve_move_head(struct repository *r, struct commit *to,
  */
 int evolve_merge_amend(struct repository *r, struct commit *other,
 		       const char *other_name, struct strbuf *err);
-
-/*
- * Append to `parents` the parents of the commit that replaces both
- * versions `a` and `b` of a change: theirs, without duplicates, never
- * `a` or `b` themselves.
- */
-void evolve_merged_parents(struct commit *a, struct commit *b,
-			   struct commit_list **parents);
 
 /*
  * "git change forget": delete the changes `names` (refnames, each `util`

@@ -24,8 +24,10 @@
 #include "commit.h"
 #include "environment.h"
 #include "hash.h"
+#include "hash-lookup.h"
 #include "lockfile.h"
 #include "metacommit.h"
+#include "object.h"
 #include "odb.h"
 #include "oidmap.h"
 #include "path.h"
@@ -138,27 +140,28 @@ struct change_peel_cache *change_peel_cache_load(struct repository *r)
 static ssize_t find_record(struct change_peel_cache *cache,
 			   const struct object_id *head)
 {
-	size_t rawsz = cache->repo->hash_algo->rawsz;
-	unsigned char byte = head->hash[0];
-	size_t lo, hi;
+	uint32_t pos;
 
-	if (!cache->nr)
+	/* The fan-out is 4-aligned: 12 bytes into a malloc()ed buffer. */
+	if (!cache->nr ||
+	    !bsearch_hash(head->hash, (const uint32_t *)cache->fanout,
+			  cache->records, record_size(cache), &pos))
 		return -1;
-	lo = byte ? get_be32(cache->fanout + 4 * (byte - 1)) : 0;
-	hi = get_be32(cache->fanout + 4 * byte);
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int cmp = memcmp(head->hash,
-				 cache->records + mid * record_size(cache), rawsz);
+	return pos;
+}
 
-		if (!cmp)
-			return mid;
-		if (cmp < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return -1;
+/*
+ * Whether `oid` is a commit; peel_change_head() has often parsed it
+ * already (from the commit graph, or reading a metacommit), and then
+ * its type is known without reading it again.
+ */
+static int is_commit(struct repository *r, const struct object_id *oid)
+{
+	struct object *obj = lookup_object(r, oid);
+
+	if (obj && obj->parsed)
+		return obj->type == OBJ_COMMIT;
+	return odb_read_object_info(r->objects, oid, NULL) == OBJ_COMMIT;
 }
 
 /*
@@ -172,11 +175,10 @@ static int learn_head(struct change_peel_cache *cache, const char *refname,
 	struct repository *r = cache->repo;
 	struct learned_head *e;
 
-	if (odb_read_object_info(r->objects, head, NULL) != OBJ_COMMIT)
-		return -1;
 	oidcpy(peeled, head);
-	if (peel_change_head(r, refname, peeled) &&
-	    odb_read_object_info(r->objects, peeled, NULL) != OBJ_COMMIT)
+	peel_change_head(r, refname, peeled);
+	if (!is_commit(r, head) ||
+	    (!oideq(peeled, head) && !is_commit(r, peeled)))
 		return -1;
 	CALLOC_ARRAY(e, 1);
 	oidcpy(&e->entry.oid, head);

@@ -14,14 +14,16 @@
 #include "change-id.h"
 #include "change-notes.h"
 #include "change-writer.h"
-#include "commit.h"
 #include "commit-reach.h"
+#include "commit.h"
 #include "gettext.h"
 #include "hex.h"
+#include "khash.h"
 #include "merge-ort.h"
 #include "object-name.h"
 #include "odb.h"
 #include "oidset.h"
+#include "prio-queue.h"
 #include "refs.h"
 #include "remote.h"
 #include "repository.h"
@@ -42,7 +44,14 @@ void change_graph_init(struct change_graph *graph, struct repository *r)
 	oidmap_init(&graph->obsolete, 0);
 }
 
-static void free_item(void *p);
+static void free_item(void *p)
+{
+	struct change_node *item = p;
+
+	string_list_clear(&item->refnames, 0);
+	free(item->carried);
+	free(item);
+}
 
 void change_graph_release(struct change_graph *graph)
 {
@@ -299,15 +308,6 @@ void noted_divergent(struct repository *r,
 	strbuf_release(&buf);
 }
 
-static void free_item(void *p)
-{
-	struct change_node *item = p;
-
-	string_list_clear(&item->refnames, 0);
-	free(item->carried);
-	free(item);
-}
-
 static struct change_node *change_graph_node(struct change_graph *graph,
 					     const struct object_id *content)
 {
@@ -416,8 +416,7 @@ static void catch_up_by_id(struct change_graph *graph)
 		if (!head || head->hidden || head->remote || head->abandoned ||
 		    string_list_lookup(&graph->caught_up, entry->string) ||
 		    !(fetched = noted_newer_of(graph->repo, &noted,
-					       entry->string,
-					       &head->head)))
+					       entry->string, &head->head)))
 			continue;
 		CALLOC_ARRAY(caught_up, 1);
 		caught_up->was = *head;
@@ -605,8 +604,8 @@ static void mark_caught_up_by_id(struct change_graph *graph,
 								   refname);
 
 	if (caught_up)
-		change_graph_mark_obsolete(graph, &caught_up->was.content, item,
-					   1);
+		change_graph_mark_obsolete(graph, &caught_up->was.content,
+					   item, 1);
 }
 
 void change_graph_load(struct change_graph *graph)
@@ -614,7 +613,10 @@ void change_graph_load(struct change_graph *graph)
 	struct string_list refnames = STRING_LIST_INIT_NODUP;
 	struct string_list_item *name;
 
-	/* Costs every change: tests check which commands avoid it. */
+	/*
+	 * Costs every change: tests check which commands avoid it, by the
+	 * name of this region, which it kept when it moved from evolve.c.
+	 */
 	trace2_region_enter("evolve", "load_changes", graph->repo);
 	load_items(graph);
 	change_table_refnames(&graph->table, &refnames);
@@ -652,7 +654,6 @@ int evolve_children(struct repository *r, struct commit *commit,
 	struct change_graph graph;
 	struct string_list refnames = STRING_LIST_INIT_NODUP;
 	struct string_list_item *name;
-	struct strbuf err = STRBUF_INIT;
 
 	change_graph_init(&graph, r);
 	change_graph_load(&graph);
@@ -678,7 +679,6 @@ int evolve_children(struct repository *r, struct commit *commit,
 	}
 	string_list_clear(&refnames, 0);
 	change_graph_release(&graph);
-	strbuf_release(&err);
 	return 0;
 }
 
@@ -785,7 +785,6 @@ static void find_orphans(struct change_graph *graph, struct oidset *orphans)
 void evolve_change_states(struct repository *r, struct string_list *changes)
 {
 	struct change_graph graph;
-	struct strbuf err = STRBUF_INIT;
 	struct oidmap_iter iter;
 	struct obsolete_commit *obsolete;
 	struct string_list_item *name;
@@ -837,7 +836,6 @@ void evolve_change_states(struct repository *r, struct string_list *changes)
 	oidset_clear(&orphans);
 	string_list_clear(&noted, 0);
 	change_graph_release(&graph);
-	strbuf_release(&err);
 }
 
 /*

@@ -7,7 +7,6 @@
 #include "string-list.h"
 
 struct commit;
-struct commit_list;
 struct content_index_cache;
 struct oidset;
 struct repository;
@@ -96,10 +95,18 @@ struct obsolete_commit {
 	struct change_node *divergent;
 };
 
+/*
+ * Every change, and the commits they make obsolete. Set up with
+ * change_graph_init(), filled by change_graph_load(), freed with
+ * change_graph_release(); the fields are read by the queries here and by
+ * the evolve engine, and written only by this file (and by the engine,
+ * which adds the commits it carries along to `items`).
+ */
 struct change_graph {
 	struct repository *repo;
+	/* The local changes (refs/metas/). */
 	struct change_table table;
-	/* The changes fetched from remotes. */
+	/* The changes fetched from remotes (see add_remote_versions()). */
 	struct change_table remote_table;
 	/* Local refname -> struct caught_up. */
 	struct string_list caught_up;
@@ -109,7 +116,9 @@ struct change_graph {
 	struct oidmap obsolete;
 };
 
+/* An empty graph of the changes of `r`; nothing is read yet. */
 void change_graph_init(struct change_graph *graph, struct repository *r);
+/* Free what the graph holds, its nodes included. */
 void change_graph_release(struct change_graph *graph);
 
 /*
@@ -266,8 +275,9 @@ struct obslog_entry {
  * commit is HEAD): its metacommits and the commits they replace,
  * following "replaces" edges, so that merged and divergent histories are
  * included. They come newest first, but never before a version that
- * replaces them (a topological order, as "git log --graph" needs). Returns 0 and fills `entries` (free with
- * obslog_entries_release()), or -1 with a message in `err`.
+ * replaces them (a topological order, as "git log --graph" needs).
+ * Returns 0 and fills `entries` (free with obslog_entries_release()), or
+ * -1 with a message in `err`.
  */
 int evolve_obslog(struct repository *r, const char *name,
 		  struct obslog_entry **entries, size_t *nr, struct strbuf *err);

@@ -22,7 +22,7 @@
 static void append_common_file(struct repository *r, const char *name,
 			       const struct strbuf *lines)
 {
-	char *path = repo_common_path(r, name);
+	char *path = repo_common_path(r, "%s", name);
 
 	append_change_file(r, path, lines);
 	free(path);
@@ -74,7 +74,7 @@ size_t read_noted_lines(struct repository *r, const char *name,
 			size_t max, struct strbuf *buf,
 			struct string_list *lines)
 {
-	char *path = repo_common_path(r, name);
+	char *path = repo_common_path(r, "%s", name);
 
 	if (strbuf_read_file(buf, path, 0) < 0) {
 		if (errno != ENOENT)

@@ -49,8 +49,9 @@ struct string_list;
  * commit with its id, as when a collaborator amends it with Jujutsu or
  * an unpatched Git. One "<refname> <commit> <head>" line each, appended:
  * the local change, the fetched commit, and the head the change had
- * then. Evolve takes the newest noted for a change still at that head
- * (catch_up_by_id()); once the change moves, its lines are stale. Read
+ * then. The change graph takes the newest noted for a change still at
+ * that head as its newest version (change-graph.c, catch_up_by_id());
+ * once the change moves, its lines are stale. Read
  * back, lines are untrusted: only the newest NEWER_MAX are read, those
  * that do not parse are skipped, and the callers check the rest.
  */

@@ -1,7 +1,7 @@
 /*
  * The change table: every change (local, remote and hidden) read once,
  * with its head, its content and the refs that reference each commit.
- * Read-only; the graph of versions is built on it in evolve.c.
+ * Read-only; the graph of versions is built on it in change-graph.c.
  */
 #include "git-compat-util.h"
 #include "change-table.h"

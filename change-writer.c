@@ -24,9 +24,9 @@
 #include "path.h"
 #include "refs.h"
 #include "repository.h"
+#include "strbuf.h"
 #include "string-list.h"
 #include "strmap.h"
-#include "strbuf.h"
 
 /*
  * Whether `refname` exists or, if `check_conflicts`, cannot be created

@@ -14,7 +14,6 @@
 #include "strbuf.h"
 
 struct commit;
-struct oidset;
 struct repository;
 struct string_list;
 

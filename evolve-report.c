@@ -2,7 +2,8 @@
  * What commands say about changes after they ran (see evolve-report.h):
  * the walk above rewritten commits that counts orphans, the hints of
  * commit, rebase and fetch about orphans, divergence and newer versions,
- * and what they note for "git status" and "git evolve".
+ * what they note for "git status" and "git evolve", and forgetting it
+ * once an evolve leaves nothing to do.
  */
 /* for DEFAULT_ABBREV, which depends on the core.abbrev config */
 #define USE_THE_REPOSITORY_VARIABLE
@@ -14,15 +15,16 @@
 #include "change-id.h"
 #include "change-notes.h"
 #include "change-writer.h"
-#include "commit.h"
 #include "commit-graph.h"
 #include "commit-reach.h"
 #include "commit-slab.h"
+#include "commit.h"
 #include "gettext.h"
 #include "hex.h"
 #include "object-name.h"
 #include "oidset.h"
 #include "path.h"
+#include "prio-queue.h"
 #include "refs.h"
 #include "repository.h"
 #include "revision.h"
@@ -102,9 +104,9 @@ static int below_above_walk_cutoff(const struct above_walk_cutoff *cutoff,
  * appended to `reached`; returns how many there are.
  */
 static size_t walk_above(struct repository *r, struct above_walk_slab *slab,
-		       struct commit_list *bottoms,
-		       const struct oid_array *tips,
-		       struct commit_list **reached)
+			 struct commit_list *bottoms,
+			 const struct oid_array *tips,
+			 struct commit_list **reached)
 {
 	struct prio_queue queue = { .compare = compare_commits_by_commit_date };
 	struct commit_list *up = NULL;

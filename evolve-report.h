@@ -1,8 +1,6 @@
 #ifndef EVOLVE_REPORT_H
 #define EVOLVE_REPORT_H
 
-#include "hash.h"
-
 struct commit_rewrite;
 struct oid_array;
 struct repository;
@@ -11,7 +9,8 @@ struct repository;
  * What commands say about changes after they ran: the orphans a rewrite
  * left, the divergence an amend or a fetch made, the newer versions a
  * fetch brought; and the counts "git status" shows. What they find is
- * noted (change-notes.h) for status and evolve.
+ * noted (change-notes.h) for status and evolve, and forgotten once an
+ * evolve leaves nothing to do.
  */
 
 /*
@@ -89,8 +88,16 @@ struct ref_move;
 void evolve_report_fetched(struct repository *r, const struct ref_move *moves,
 			   size_t nr, int quiet);
 
+/*
+ * After a complete evolve: forget the orphaned commits noted
+ * (change-notes.h) if no change is built on them any more.
+ */
 void forget_orphaned(struct repository *r);
 
+/*
+ * After a complete evolve: forget the divergences noted if none is
+ * left, and the versions noted newer by change id, which evolve took.
+ */
 void forget_divergent(struct repository *r);
 
 #endif /* EVOLVE_REPORT_H */

@@ -8,8 +8,8 @@
 
 #include "git-compat-util.h"
 #include "evolve-state.h"
-#include "change-graph.h"
 #include "abspath.h"
+#include "change-graph.h"
 #include "commit.h"
 #include "dir.h"
 #include "hex.h"

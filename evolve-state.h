@@ -3,7 +3,6 @@
 
 #include "hash.h"
 
-struct commit;
 struct repository;
 
 /*

@@ -14,19 +14,19 @@
 
 #include "git-compat-util.h"
 #include "evolve.h"
-#include "change-graph.h"
-#include "evolve-merge.h"
-#include "evolve-report.h"
-#include "evolve-state.h"
 #include "cache-tree.h"
+#include "change-graph.h"
 #include "change-id.h"
 #include "change-table.h"
 #include "change-writer.h"
-#include "commit.h"
 #include "commit-reach.h"
-#include "gettext.h"
+#include "commit.h"
 #include "diff.h"
 #include "dir.h"
+#include "evolve-merge.h"
+#include "evolve-report.h"
+#include "evolve-state.h"
+#include "gettext.h"
 #include "hex.h"
 #include "lockfile.h"
 #include "merge-ort.h"
@@ -39,15 +39,14 @@
 #include "progress.h"
 #include "read-cache-ll.h"
 #include "refs.h"
-#include "remote.h"
 #include "replay.h"
-#include "revision.h"
 #include "repository.h"
-#include "tree.h"
 #include "reset.h"
+#include "revision.h"
 #include "sequencer.h"
 #include "strbuf.h"
 #include "strmap.h"
+#include "tree.h"
 #include "worktree.h"
 #include "wt-status.h"
 
@@ -2193,8 +2192,7 @@ static int squash_follow_up_merge(struct evolver *ev,
 	b = merge->commit->parents->next->item;
 	evolve_merged_parents(a, b, &parents);
 	ret = evolve_commit_like(r, a, get_commit_tree_oid(merge->commit),
-				 parents,
-				 &squashed);
+				 parents, &squashed);
 	commit_list_free(parents);
 	if (ret) {
 		strbuf_addstr(ev->err, _("could not write the squashed merge"));
@@ -2242,7 +2240,8 @@ static int auto_merge_versions(struct evolver *ev,
 	if (!ret)
 		ret = evolve_record_merged_versions(ev->repo, ours->commit,
 						    theirs->commit, &merged,
-						    "evolve --auto-merge", ev->err);
+						    "evolve --auto-merge",
+						    ev->err);
 	if (!ret)
 		add_step(ev, EVOLVE_STEP_MERGE_DIVERGENT, ours,
 			 xstrdup(change_node_name(theirs)));

@@ -5,16 +5,16 @@
 #include "string-list.h"
 
 struct commit;
-struct commit_rewrite;
-struct commit_list;
-struct oid_array;
 struct repository;
 struct strbuf;
 
 /*
- * "git evolve": rebase every change whose parent is obsolete (an "orphan")
- * onto the newest version of that parent, in dependency order, until no
- * change has an obsolete parent. See Documentation/technical/evolve.adoc.
+ * The evolve engine. "git evolve": rebase every change whose parent is
+ * obsolete (an "orphan") onto the newest version of that parent, in
+ * dependency order, until no change has an obsolete parent. See
+ * Documentation/technical/evolve.adoc. And what needs its walk or moves
+ * HEAD: "git merge --amend", "git change" prune, forget and abandon, the
+ * move of next/prev.
  */
 
 enum evolve_step_type {
@@ -225,7 +225,8 @@ int evolve_move_head(struct repository *r, struct commit *to,
  * to it. The work tree must be clean. On a conflict, the conflicts are
  * left in the work tree and the index, with markers naming the other
  * version `other_name`, for the caller to record the merge in progress
- * (the commit that concludes it has evolve_merged_parents()). Returns 0,
+ * (the commit that concludes it has evolve_merged_parents(), in
+ * evolve-merge.h). Returns 0,
  * 1 if the versions conflict, or -1 otherwise, with a message in `err`.
  */
 int evolve_merge_amend(struct repository *r, struct commit *other,

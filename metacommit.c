@@ -6,10 +6,10 @@
  */
 #include "git-compat-util.h"
 #include "metacommit.h"
-#include "commit.h"
 #include "commit-graph.h"
-#include "gettext.h"
+#include "commit.h"
 #include "date.h"
+#include "gettext.h"
 #include "hex.h"
 #include "ident.h"
 #include "odb.h"

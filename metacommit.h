@@ -9,7 +9,6 @@ struct commit;
 struct oidset;
 struct repository;
 struct strbuf;
-struct string_list;
 
 /*
  * A metacommit records how one commit (its "content") was produced from

@@ -8,16 +8,16 @@
 
 #include "builtin.h"
 #include "advice.h"
+#include "change-graph.h"
 #include "change-id.h"
 #include "change-purge.h"
 #include "change-table.h"
 #include "change-writer.h"
-#include "commit.h"
 #include "color.h"
+#include "commit.h"
 #include "config.h"
 #include "decorate.h"
 #include "environment.h"
-#include "change-graph.h"
 #include "evolve.h"
 #include "gettext.h"
 #include "graph.h"
@@ -34,8 +34,8 @@
 #include "repository.h"
 #include "revision.h"
 #include "shallow.h"
-#include "string-list.h"
 #include "strbuf.h"
+#include "string-list.h"
 #include "wildmatch.h"
 
 #define BUILTIN_CHANGE_LIST_USAGE \
@@ -1024,7 +1024,7 @@ static int change_share(int argc, const char **argv, const char *prefix,
 
 	strbuf_addf(&refspec, "+refs/metas/*:refs/remotes/%s/metas/*",
 		    remote->name);
-	for (size_t i = 0; i < remote->fetch.nr; i++)
+	for (int i = 0; i < remote->fetch.nr; i++)
 		if (!strcmp(remote->fetch.items[i].raw, refspec.buf))
 			configured = 1;
 	if (!configured) {

@@ -9,10 +9,10 @@
 
 #include "builtin.h"
 #include "advice.h"
+#include "change-graph.h"
 #include "commit.h"
 #include "config.h"
 #include "environment.h"
-#include "change-graph.h"
 #include "evolve.h"
 #include "gettext.h"
 #include "object-name.h"
@@ -255,8 +255,11 @@ static const char * const prev_usage[] = {
 
 static struct commit *head_commit(struct repository *repo)
 {
-	struct commit *head = lookup_commit_reference_by_name("HEAD");
+	struct object_id oid;
+	struct commit *head = NULL;
 
+	if (!repo_get_oid(repo, "HEAD", &oid))
+		head = lookup_commit_reference_gently(repo, &oid, 1);
 	if (!head)
 		die(_("HEAD does not point to a commit"));
 	return head;

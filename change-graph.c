@@ -42,6 +42,7 @@ void change_graph_init(struct change_graph *graph, struct repository *r)
 	string_list_init_dup(&graph->caught_up);
 	oidmap_init(&graph->items, 0);
 	oidmap_init(&graph->obsolete, 0);
+	oidset_init(&graph->not_carried, 0);
 }
 
 static void free_item(void *p)
@@ -66,6 +67,8 @@ void change_graph_release(struct change_graph *graph)
 		free(((struct caught_up *)caught_up->util)->fetched_name);
 	}
 	string_list_clear(&graph->caught_up, 1);
+	oidset_clear(&graph->not_carried);
+	free(graph->published);
 }
 
 int indexed_change_of(struct repository *r,
@@ -713,9 +716,146 @@ struct commit *evolve_newest_parent(struct repository *r, struct commit *commit,
 	return parent;
 }
 
+/* How far carrying trusts commit dates: a day of clock skew. */
+#define CARRY_DATE_SLACK (24 * 60 * 60)
+
+static int add_published(const struct reference *ref, void *cb_data)
+{
+	struct change_graph *graph = cb_data;
+	struct commit *commit;
+
+	if (is_change_refname(ref->name) ||
+	    !(commit = lookup_commit_reference_gently(graph->repo, ref->oid,
+						      1)))
+		return 0;
+	ALLOC_GROW(graph->published, graph->published_nr + 1,
+		   graph->published_alloc);
+	graph->published[graph->published_nr++] = commit;
+	return 0;
+}
+
+/*
+ * What change_graph_carried_node() needs, computed the first time: the
+ * oldest date of a commit that can move without a change above it
+ * knowing (an obsolete or abandoned commit), and the tips of the
+ * published history (remote branches and the `upstreams`).
+ */
+static void prepare_carrying(struct change_graph *graph,
+			     const struct string_list *upstreams)
+{
+	struct oidmap_iter iter;
+	struct obsolete_commit *obsolete;
+	struct change_node *item;
+	struct string_list_item *upstream;
+	timestamp_t oldest = TIME_MAX;
+
+	graph->carry_ready = 1;
+	oidmap_iter_init(&graph->obsolete, &iter);
+	while ((obsolete = oidmap_iter_next(&iter))) {
+		struct commit *commit = lookup_commit(graph->repo,
+						      &obsolete->entry.oid);
+
+		if (commit && !repo_parse_commit(graph->repo, commit))
+			if (commit->date < oldest)
+				oldest = commit->date;
+	}
+	oidmap_iter_init(&graph->items, &iter);
+	while ((item = oidmap_iter_next(&iter)))
+		if (item->abandoned &&
+		    !repo_parse_commit(graph->repo, item->commit) &&
+		    item->commit->date < oldest)
+			oldest = item->commit->date;
+	graph->carry_horizon = oldest > CARRY_DATE_SLACK ?
+		oldest - CARRY_DATE_SLACK : 0;
+
+	refs_for_each_remote_ref(get_main_ref_store(graph->repo),
+				 add_published, graph);
+	for (size_t i = 0; upstreams && i < upstreams->nr; i++) {
+		upstream = &upstreams->items[i];
+		ALLOC_GROW(graph->published, graph->published_nr + 1,
+			   graph->published_alloc);
+		graph->published[graph->published_nr++] = upstream->util;
+	}
+}
+
+struct change_node *change_graph_add_carried(struct change_graph *graph,
+					     struct commit *commit)
+{
+	struct change_node *item;
+
+	CALLOC_ARRAY(item, 1);
+	oidcpy(&item->entry.oid, &commit->object.oid);
+	item->commit = commit;
+	string_list_init_dup(&item->refnames);
+	item->carried = xstrdup(repo_find_unique_abbrev(graph->repo,
+							&commit->object.oid,
+							DEFAULT_ABBREV));
+	oidmap_put(&graph->items, item);
+	return item;
+}
+
+struct change_node *change_graph_carried_node(struct change_graph *graph,
+					      struct commit *commit,
+					      const struct string_list *upstreams)
+{
+	struct commit_list *path = NULL;
+	struct commit *c = commit;
+	int carry = 0;
+
+	if (!graph->carry_ready)
+		prepare_carrying(graph, upstreams);
+	while (!oidset_contains(&graph->not_carried, &c->object.oid)) {
+		if (oidmap_get(&graph->obsolete, &c->object.oid) ||
+		    oidmap_get(&graph->items, &c->object.oid)) {
+			carry = !!path;
+			break;
+		}
+		if (repo_parse_commit(graph->repo, c) || !c->parents ||
+		    c->parents->next || c->date < graph->carry_horizon) {
+			oidset_insert(&graph->not_carried, &c->object.oid);
+			break;
+		}
+		commit_list_insert(c, &path);
+		c = c->parents->item;
+	}
+	/* The lowest commit is published if any is: then all are. */
+	if (carry && graph->published_nr &&
+	    repo_in_merge_bases_many(graph->repo, path->item,
+				     graph->published_nr, graph->published,
+				     1) > 0)
+		carry = 0;
+
+	for (struct commit_list *p = path; p; p = p->next) {
+		if (!carry) {
+			oidset_insert(&graph->not_carried, &p->item->object.oid);
+			continue;
+		}
+		change_graph_add_carried(graph, p->item);
+	}
+	commit_list_free(path);
+	return carry ? oidmap_get(&graph->items, &commit->object.oid) : NULL;
+}
+
+/*
+ * The node of `parent`, the parent of a change's commit: a change's, or
+ * that of a commit without a change that evolve would carry along with
+ * the change (change_graph_carried_node()).
+ */
+static struct change_node *parent_node(struct change_graph *graph,
+				       struct commit *parent)
+{
+	struct change_node *node = oidmap_get(&graph->items,
+					      &parent->object.oid);
+
+	if (node || oidmap_get(&graph->obsolete, &parent->object.oid))
+		return node;
+	return change_graph_carried_node(graph, parent, NULL);
+}
+
 /*
  * Whether the commit of `item` is built on an obsolete or abandoned
- * commit, directly or through the commits of other changes: hg's
+ * commit, directly or through the commits of other changes or of
+ * commits without a change that evolve would carry along: hg's
  * "orphan", which "git evolve" moves. Decided for every change at once,
  * parents first, with a stack of our own (a stack's depth is data); the
  * orphans go to `orphans`.
@@ -723,15 +863,20 @@ struct commit *evolve_newest_parent(struct repository *r, struct commit *commit,
 static void find_orphans(struct change_graph *graph, struct oidset *orphans)
 {
 	struct oidset expanded = OIDSET_INIT, decided = OIDSET_INIT;
-	struct change_node **stack = NULL;
-	size_t nr = 0, alloc = 0;
+	struct change_node **stack = NULL, **starts = NULL;
+	size_t nr = 0, alloc = 0, starts_nr = 0, starts_alloc = 0;
 	struct oidmap_iter iter;
 	struct change_node *start;
 
+	/* The walk adds the nodes of carried commits to the map: copy it. */
 	oidmap_iter_init(&graph->items, &iter);
 	while ((start = oidmap_iter_next(&iter))) {
+		ALLOC_GROW(starts, starts_nr + 1, starts_alloc);
+		starts[starts_nr++] = start;
+	}
+	for (size_t i = 0; i < starts_nr; i++) {
 		ALLOC_GROW(stack, nr + 1, alloc);
-		stack[nr++] = start;
+		stack[nr++] = starts[i];
 		while (nr) {
 			struct change_node *item = stack[nr - 1];
 			const struct object_id *oid = &item->commit->object.oid;
@@ -750,8 +895,7 @@ static void find_orphans(struct change_graph *graph, struct oidset *orphans)
 			if (!oidset_insert(&expanded, oid)) {
 				for (p = item->commit->parents; p; p = p->next) {
 					struct change_node *parent =
-						oidmap_get(&graph->items,
-							   &p->item->object.oid);
+						parent_node(graph, p->item);
 
 					if (parent &&
 					    !oidset_contains(&expanded, &parent->commit->object.oid)) {
@@ -778,6 +922,7 @@ static void find_orphans(struct change_graph *graph, struct oidset *orphans)
 		}
 	}
 	free(stack);
+	free(starts);
 	oidset_clear(&expanded);
 	oidset_clear(&decided);
 }

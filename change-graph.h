@@ -4,6 +4,7 @@
 #include "hash.h"
 #include "change-table.h"
 #include "oidmap.h"
+#include "oidset.h"
 #include "string-list.h"
 
 struct commit;
@@ -114,12 +115,47 @@ struct change_graph {
 	struct oidmap items;
 	/* obsolete commit -> struct obsolete_commit */
 	struct oidmap obsolete;
+
+	/*
+	 * Carrying commits without a change (change_graph_carried_node()):
+	 * commits known not to be carried, the date below which none is,
+	 * and the published history they must stay out of.
+	 */
+	struct oidset not_carried;
+	timestamp_t carry_horizon;
+	struct commit **published;
+	size_t published_nr, published_alloc;
+	unsigned carry_ready:1;
 };
 
 /* An empty graph of the changes of `r`; nothing is read yet. */
 void change_graph_init(struct change_graph *graph, struct repository *r);
 /* Free what the graph holds, its nodes included. */
 void change_graph_release(struct change_graph *graph);
+
+/*
+ * A commit without a change between a change and the obsolete (or
+ * abandoned) commit it is built on, say the commit of a change that was
+ * forgotten, or commits made while changes were off, must move with the
+ * stack, or the changes above it would stay on the old version. If the
+ * first-parent history of `commit` reaches an obsolete commit or a change
+ * through such commits only (no merge, nothing older than any commit that
+ * can move), those commits get an item without a name: evolve rebases
+ * them like changes, and recording the rewrite gives each a change. They
+ * are never published ones: a commit in a remote branch or an upstream
+ * stays where it is (`upstreams`, whose utils are their commits, or
+ * NULL, are published too). Returns the node of `commit`, or NULL.
+ */
+struct change_node *change_graph_carried_node(struct change_graph *graph,
+					      struct commit *commit,
+					      const struct string_list *upstreams);
+
+/*
+ * Add a node for `commit`, a commit without a change that evolve
+ * carries along (named by its abbreviated object name).
+ */
+struct change_node *change_graph_add_carried(struct change_graph *graph,
+					     struct commit *commit);
 
 /*
  * The head of the local change `refname` as evolve treats it: where it

@@ -55,7 +55,8 @@ struct evolver {
 	const struct evolve_options *opts;
 	/*
 	 * Every change and the commits they make obsolete; evolve adds the
-	 * commits it carries along without a change (carried_item()).
+	 * commits it carries along without a change
+	 * (change_graph_carried_node()).
 	 */
 	struct change_graph graph;
 	struct merge_options merge_opt;
@@ -110,16 +111,6 @@ struct evolver {
 	struct change_node *conflict_item;
 	struct commit *conflict_onto;
 
-	/*
-	 * Carrying commits without a change (see carried_item()): commits
-	 * known not to be carried, the date below which none is, and the
-	 * published history they must stay out of.
-	 */
-	struct oidset not_carried;
-	timestamp_t carry_horizon;
-	struct commit **published;
-	size_t published_nr, published_alloc;
-	unsigned carry_ready:1;
 };
 
 void evolve_result_release(struct evolve_result *result)
@@ -548,130 +539,6 @@ static struct string_list_item *upstream_containing(struct evolver *ev,
 	return NULL;
 }
 
-/* How far carried_item() trusts commit dates: a day of clock skew. */
-#define CARRY_DATE_SLACK (24 * 60 * 60)
-
-static int add_published(const struct reference *ref, void *cb_data)
-{
-	struct evolver *ev = cb_data;
-	struct commit *commit;
-
-	if (is_change_refname(ref->name) ||
-	    !(commit = lookup_commit_reference_gently(ev->repo, ref->oid, 1)))
-		return 0;
-	ALLOC_GROW(ev->published, ev->published_nr + 1, ev->published_alloc);
-	ev->published[ev->published_nr++] = commit;
-	return 0;
-}
-
-/*
- * What carried_item() needs, computed the first time: the oldest date of
- * a commit that can move without a change above it knowing (an obsolete
- * or abandoned commit), and the tips of the published history (remote
- * branches and the upstreams).
- */
-static void prepare_carrying(struct evolver *ev)
-{
-	struct oidmap_iter iter;
-	struct obsolete_commit *obsolete;
-	struct change_node *item;
-	struct string_list_item *upstream;
-	timestamp_t oldest = TIME_MAX;
-
-	ev->carry_ready = 1;
-	oidmap_iter_init(&ev->graph.obsolete, &iter);
-	while ((obsolete = oidmap_iter_next(&iter))) {
-		struct commit *commit = lookup_commit(ev->repo,
-						      &obsolete->entry.oid);
-
-		if (commit && !repo_parse_commit(ev->repo, commit))
-			if (commit->date < oldest)
-				oldest = commit->date;
-	}
-	oidmap_iter_init(&ev->graph.items, &iter);
-	while ((item = oidmap_iter_next(&iter)))
-		if (item->abandoned && !repo_parse_commit(ev->repo, item->commit) &&
-		    item->commit->date < oldest)
-			oldest = item->commit->date;
-	ev->carry_horizon = oldest > CARRY_DATE_SLACK ?
-		oldest - CARRY_DATE_SLACK : 0;
-
-	refs_for_each_remote_ref(get_main_ref_store(ev->repo), add_published, ev);
-	for_each_string_list_item(upstream, &ev->upstreams) {
-		ALLOC_GROW(ev->published, ev->published_nr + 1,
-			   ev->published_alloc);
-		ev->published[ev->published_nr++] = upstream->util;
-	}
-}
-
-static struct change_node *add_carried_item(struct evolver *ev,
-					    struct commit *commit)
-{
-	struct change_node *item;
-
-	CALLOC_ARRAY(item, 1);
-	oidcpy(&item->entry.oid, &commit->object.oid);
-	item->commit = commit;
-	string_list_init_dup(&item->refnames);
-	item->carried = xstrdup(repo_find_unique_abbrev(ev->repo,
-							&commit->object.oid,
-							DEFAULT_ABBREV));
-	oidmap_put(&ev->graph.items, item);
-	return item;
-}
-
-/*
- * A commit without a change between a change and the obsolete (or
- * abandoned) commit it is built on, say the commit of a change that was
- * forgotten, or commits made while changes were off, must move with the
- * stack, or the changes above it would stay on the old version. If the
- * first-parent history of `commit` reaches an obsolete commit or a change
- * through such commits only (no merge, nothing older than any commit that
- * can move), those commits get an item without a name: evolve rebases
- * them like changes, and recording the rewrite gives each a change. They
- * are never published ones: a commit in a remote branch or an upstream
- * stays where it is. Returns the item of `commit`, or NULL.
- */
-static struct change_node *carried_item(struct evolver *ev,
-					struct commit *commit)
-{
-	struct commit_list *path = NULL;
-	struct commit *c = commit;
-	int carry = 0;
-
-	if (!ev->carry_ready)
-		prepare_carrying(ev);
-	while (!oidset_contains(&ev->not_carried, &c->object.oid)) {
-		if (oidmap_get(&ev->graph.obsolete, &c->object.oid) ||
-		    oidmap_get(&ev->graph.items, &c->object.oid)) {
-			carry = !!path;
-			break;
-		}
-		if (repo_parse_commit(ev->repo, c) || !c->parents ||
-		    c->parents->next || c->date < ev->carry_horizon) {
-			oidset_insert(&ev->not_carried, &c->object.oid);
-			break;
-		}
-		commit_list_insert(c, &path);
-		c = c->parents->item;
-	}
-	/* The lowest commit is published if any is: then all are. */
-	if (carry && ev->published_nr &&
-	    repo_in_merge_bases_many(ev->repo, path->item, ev->published_nr,
-				     ev->published, 1) > 0)
-		carry = 0;
-
-	for (struct commit_list *p = path; p; p = p->next) {
-		if (!carry) {
-			oidset_insert(&ev->not_carried, &p->item->object.oid);
-			continue;
-		}
-		add_carried_item(ev, p->item);
-	}
-	commit_list_free(path);
-	return carry ? oidmap_get(&ev->graph.items, &commit->object.oid) : NULL;
-}
-
 /*
  * What `commit` becomes: the newest version of it if it is obsolete, its
  * evolved version if it is the content of a change, or itself. Sets
@@ -695,7 +562,7 @@ static struct commit *resolve(struct evolver *ev, struct commit *commit,
 	} else {
 		*item = oidmap_get(&ev->graph.items, &commit->object.oid);
 		if (!*item)
-			*item = carried_item(ev, commit);
+			*item = change_graph_carried_node(&ev->graph, commit, &ev->upstreams);
 		if (!*item) {
 			/* A base in an upstream's history moves to its tip. */
 			struct string_list_item *upstream =
@@ -1104,7 +971,7 @@ static struct change_node *parent_item(struct evolver *ev,
 	if (obsolete)
 		return obsolete->divergent ? NULL : obsolete->newest;
 	item = oidmap_get(&ev->graph.items, &commit->object.oid);
-	return item ? item : carried_item(ev, commit);
+	return item ? item : change_graph_carried_node(&ev->graph, commit, &ev->upstreams);
 }
 
 /*
@@ -1692,7 +1559,6 @@ static void evolver_init(struct evolver *ev, struct repository *r,
 	ev->err = err;
 	string_list_init_dup(&ev->upstreams);
 	change_graph_init(&ev->graph, r);
-	oidset_init(&ev->not_carried, 0);
 	oidset_init(&ev->asked_upstreams, 0);
 	strmap_init(&ev->ids_in_upstreams);
 }
@@ -1707,8 +1573,6 @@ static void evolver_release(struct evolver *ev)
 	oidset_clear(&ev->asked_upstreams);
 	strmap_clear(&ev->ids_in_upstreams, 1);
 	string_list_clear(&ev->upstreams, 0);
-	oidset_clear(&ev->not_carried);
-	free(ev->published);
 }
 
 static void read_head(struct evolver *ev)
@@ -1863,7 +1727,7 @@ static void seed_done(struct evolver *ev, const char *done)
 			item = oidmap_get(&ev->graph.items, &old);
 			/* Not a change's: a commit evolve was carrying along. */
 			if (!item && commit)
-				item = add_carried_item(ev, commit);
+				item = change_graph_add_carried(&ev->graph, commit);
 			if (!item)
 				goto next;
 			item->state = ITEM_DONE;

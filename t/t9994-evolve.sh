@@ -2111,8 +2111,13 @@ test_expect_success 'commits without a change in a stack are carried along' '
 		git evolve >out &&
 		echo "Nothing to evolve" >expect &&
 		test_cmp expect out &&
+		git change list -v >out &&
+		test_grep ! "metas/top .*(orphan)" out &&
 
 		git update-ref -d refs/remotes/origin/main &&
+		# "change list -v" calls orphan what evolve moves
+		git change list -v >out &&
+		test_grep "metas/top .* (orphan) top" out &&
 		git evolve --dry-run >out &&
 		test_grep "^rebasing $(git rev-parse --short $plain) onto metas/bottom\$" out &&
 		git evolve >out &&

@@ -2,9 +2,10 @@
  * The read-only change graph (see change-graph.h): loading every change
  * once, finding the commits they make obsolete and the changes behind a
  * newer version (fetched, or noted newer by change id), and the queries
- * built on that: children and newest parent (next/prev), states (change
- * list), divergence, obslog, the obsolete finder of "log --decorate" and
- * the merge base of versions.
+ * built on that: the commits without a change that evolve carries along,
+ * children and newest parent (next/prev), states (change list),
+ * divergence, obslog, the obsolete finder of "log --decorate" and the
+ * merge base of versions.
  */
 /* for DEFAULT_ABBREV, which depends on the core.abbrev config */
 #define USE_THE_REPOSITORY_VARIABLE

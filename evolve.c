@@ -110,7 +110,6 @@ struct evolver {
 	/* The pick that conflicted, if any. */
 	struct change_node *conflict_item;
 	struct commit *conflict_onto;
-
 };
 
 void evolve_result_release(struct evolve_result *result)

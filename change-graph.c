@@ -848,9 +848,8 @@ static struct change_node *parent_node(struct change_graph *graph,
 	struct change_node *node = oidmap_get(&graph->items,
 					      &parent->object.oid);
 
-	if (node || oidmap_get(&graph->obsolete, &parent->object.oid))
-		return node;
-	return change_graph_carried_node(graph, parent, NULL);
+	/* An obsolete parent is carried by nothing: that gives NULL too. */
+	return node ? node : change_graph_carried_node(graph, parent, NULL);
 }
 
 /*

@@ -14,6 +14,7 @@
 #include "change-graph.h"
 #include "change-id.h"
 #include "change-notes.h"
+#include "change-peel.h"
 #include "change-writer.h"
 #include "commit-reach.h"
 #include "commit.h"
@@ -70,6 +71,8 @@ void change_graph_release(struct change_graph *graph)
 	string_list_clear(&graph->caught_up, 1);
 	oidset_clear(&graph->not_carried);
 	free(graph->published);
+	change_peel_cache_release(graph->peel, 1);
+	graph->peel = NULL;
 }
 
 int indexed_change_of(struct repository *r,
@@ -436,11 +439,30 @@ static void catch_up_by_id(struct change_graph *graph)
 	string_list_clear(&noted, 1);
 }
 
+/* The table's change_head_known_fn: what the cache knows of `head`. */
+static int head_known(const struct object_id *head, struct object_id *content,
+		      int *abandoned, void *data)
+{
+	struct change_head_facts facts;
+
+	if (change_peel_cache_facts(data, head, &facts))
+		return -1;
+	oidcpy(content, &facts.content);
+	*abandoned = facts.abandoned;
+	return 0;
+}
+
 static void load_items(struct change_graph *graph)
 {
 	struct string_list refnames = STRING_LIST_INIT_DUP;
 	struct string_list_item *name;
 
+	graph->peel = change_peel_cache_load(graph->repo);
+	if (graph->peel) {
+		graph->table.known = graph->remote_table.known = head_known;
+		graph->table.known_data = graph->remote_table.known_data =
+			graph->peel;
+	}
 	change_table_add_all_visible(&graph->table, graph->repo);
 	change_table_add_kinds(&graph->remote_table, graph->repo,
 			       CHANGE_KIND_REMOTE);
@@ -493,63 +515,41 @@ static void change_graph_mark_obsolete(struct change_graph *graph,
 	}
 }
 
+struct mark_obsolete_cb {
+	struct change_graph *graph;
+	struct change_node *item;
+};
+
+static void mark_obsolete_cb(const struct object_id *oid, unsigned behind,
+			     void *data)
+{
+	struct mark_obsolete_cb *cb = data;
+
+	change_graph_mark_obsolete(cb->graph, oid, cb->item, behind);
+}
+
 /*
  * Mark as obsolete every commit reachable from the head of a change of
- * `item` through "replaces" edges.
+ * `item` through "replaces" edges: from the cache of what heads are when
+ * it knows the head (or can learn it), else from the objects.
  */
 static void mark_history_obsolete(struct change_graph *graph,
 				  struct change_node *item,
 				  const struct change_head *head)
 {
-	/* Metacommits to look at, and how far each is from the head. */
-	struct oid_array queue = OID_ARRAY_INIT;
-	unsigned *depth = NULL;
-	size_t depth_alloc = 0;
-	struct oidset seen = OIDSET_INIT;
-	struct strbuf err = STRBUF_INIT;
+	struct mark_obsolete_cb cb = {
+		.graph = graph,
+		.item = item,
+	};
+	struct change_head_facts facts;
 
-	if (!oideq(&head->head, &head->content)) {
-		oid_array_append(&queue, &head->head);
-		ALLOC_GROW(depth, queue.nr, depth_alloc);
-		depth[0] = 0;
-	}
-	while (queue.nr) {
-		struct metacommit_data data = METACOMMIT_DATA_INIT;
-		struct object_id oid = queue.oid[--queue.nr];
-		unsigned behind = depth[queue.nr] + 1;
-		struct commit *meta = lookup_commit(graph->repo, &oid);
-
-		if (!meta || oidset_insert(&seen, &oid) ||
-		    parse_metacommit(graph->repo, meta, &data, &err) <= 0)
-			goto next;
-		for (size_t i = 0; i < data.replace.nr; i++) {
-			struct metacommit_data old = METACOMMIT_DATA_INIT;
-			const struct object_id *replaced = &data.replace.oid[i];
-			struct commit *commit = lookup_commit(graph->repo,
-							      replaced);
-
-			if (commit &&
-			    parse_metacommit(graph->repo, commit, &old,
-					     &err) > 0) {
-				change_graph_mark_obsolete(graph, &old.content,
-							   item, behind);
-				oid_array_append(&queue, replaced);
-				ALLOC_GROW(depth, queue.nr, depth_alloc);
-				depth[queue.nr - 1] = behind;
-			} else {
-				change_graph_mark_obsolete(graph, replaced,
-							   item, behind);
-			}
-			metacommit_data_clear(&old);
-		}
-	next:
-		metacommit_data_clear(&data);
-		strbuf_reset(&err);
-	}
-	free(depth);
-	oid_array_clear(&queue);
-	oidset_clear(&seen);
-	strbuf_release(&err);
+	if (graph->peel &&
+	    !change_peel_cache_facts(graph->peel, &head->head, &facts))
+		change_head_facts_obsolete(graph->peel, &facts,
+					   mark_obsolete_cb, &cb);
+	else
+		change_history_obsolete(graph->repo, &head->head,
+					mark_obsolete_cb, &cb);
 }
 
 /*

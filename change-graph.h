@@ -7,6 +7,7 @@
 #include "oidset.h"
 #include "string-list.h"
 
+struct change_peel_cache;
 struct commit;
 struct content_index_cache;
 struct oidset;
@@ -115,6 +116,8 @@ struct change_graph {
 	struct oidmap items;
 	/* obsolete commit -> struct obsolete_commit */
 	struct oidmap obsolete;
+	/* What the heads are, so that loading reads no object for most. */
+	struct change_peel_cache *peel;
 
 	/*
 	 * Carrying commits without a change (change_graph_carried_node()):

@@ -1,18 +1,31 @@
 #ifndef CHANGE_PEEL_H
 #define CHANGE_PEEL_H
 
+#include "hash.h"
+#include "metacommit.h"
+
 /*
- * A cache of what the heads of changes peel to, for the commands that
- * peel every change at once ("git log --decorate"): that a metacommit
- * holds a given commit, or that a commit is not a metacommit, never
- * changes, but finding it out reads the object, which costs more than
- * everything else a decoration needs when the commit graph cannot tell.
+ * A cache of what the heads of changes are, for the commands that read
+ * every change at once ("git log --decorate", the change graph): that a
+ * metacommit holds a given commit, or that a commit is not a metacommit,
+ * whether it is abandoned, and which commits its history makes obsolete,
+ * never changes, but finding it out reads the objects, which costs more
+ * than everything else such a command does with most changes.
  */
 
 struct commit;
-struct object_id;
 struct repository;
 struct change_peel_cache;
+
+/* What a head is: see change_peel_cache_facts(). */
+struct change_head_facts {
+	/* What it holds (itself if it is no metacommit). */
+	struct object_id content;
+	unsigned abandoned:1;
+	/* Its obsolete commits, for change_head_facts_obsolete(). */
+	const unsigned char *obsolete;
+	size_t obsolete_nr;
+};
 
 /*
  * Load the cache of `r` from $GIT_COMMON_DIR/metas-peeled. A missing or
@@ -34,6 +47,27 @@ struct change_peel_cache *change_peel_cache_load(struct repository *r);
 struct commit *change_peel_cache_commit(struct change_peel_cache *cache,
 					const char *refname,
 					const struct object_id *head);
+
+/*
+ * What the head `head` of a change is: what it holds, whether it is
+ * abandoned, and (see change_head_facts_obsolete()) the commits its
+ * history makes obsolete. With the cache knowing it, no object is read;
+ * otherwise the objects are read and the cache learns them. Returns 0,
+ * or -1 (read the head yourself) without a cache, when the head or what
+ * it holds is not a commit, or when its history cannot all be read.
+ * `facts` is valid until the cache is released.
+ */
+int change_peel_cache_facts(struct change_peel_cache *cache,
+			    const struct object_id *head,
+			    struct change_head_facts *facts);
+
+/*
+ * Call `fn` for each commit that the head of `facts` makes obsolete, as
+ * change_history_obsolete() would.
+ */
+void change_head_facts_obsolete(struct change_peel_cache *cache,
+				const struct change_head_facts *facts,
+				change_obsolete_fn fn, void *data);
 
 /*
  * Free the cache (or NULL), first writing it back if it learned

@@ -26,6 +26,8 @@ void change_table_init(struct change_table *table)
 	oidmap_init(&table->oid_to_changes, 0);
 	strmap_init_with_options(&table->refname_to_change_head,
 				 &table->memory_pool, 1);
+	table->known = NULL;
+	table->known_data = NULL;
 }
 
 void change_table_clear(struct change_table *table)
@@ -58,34 +60,41 @@ static void index_change(struct change_table *table,
 	strset_add(&entry->refnames, refname);
 }
 
-int change_table_add(struct change_table *table, struct repository *r,
-		     const char *refname, struct commit *head,
-		     struct strbuf *err)
+static void add_head(struct change_table *table, const char *refname,
+		     const struct object_id *head,
+		     const struct object_id *content, int abandoned)
 {
-	struct metacommit_data data = METACOMMIT_DATA_INIT;
 	struct change_head *change;
-	int type;
-
-	type = parse_metacommit(r, head, &data, err);
-	if (type < 0)
-		return -1;
 
 	change = mem_pool_calloc(&table->memory_pool, 1, sizeof(*change));
-	oidcpy(&change->head, &head->object.oid);
-	if (type == METACOMMIT_TYPE_NONE)
-		oidcpy(&change->content, &head->object.oid);
-	else
-		oidcpy(&change->content, &data.content);
-	change->abandoned = type == METACOMMIT_TYPE_ABANDONED;
+	oidcpy(&change->head, head);
+	oidcpy(&change->content, content);
+	change->abandoned = abandoned;
 	change->remote = starts_with(refname, "refs/remotes/");
 	change->hidden = starts_with(refname, "refs/hiddenmetas/");
-	metacommit_data_clear(&data);
 
 	strmap_put(&table->refname_to_change_head, refname, change);
 
 	index_change(table, &change->head, refname);
 	if (!oideq(&change->content, &change->head))
 		index_change(table, &change->content, refname);
+}
+
+int change_table_add(struct change_table *table, struct repository *r,
+		     const char *refname, struct commit *head,
+		     struct strbuf *err)
+{
+	struct metacommit_data data = METACOMMIT_DATA_INIT;
+	int type;
+
+	type = parse_metacommit(r, head, &data, err);
+	if (type < 0)
+		return -1;
+	add_head(table, refname, &head->object.oid,
+		 type == METACOMMIT_TYPE_NONE ? &head->object.oid :
+		 &data.content,
+		 type == METACOMMIT_TYPE_ABANDONED);
+	metacommit_data_clear(&data);
 	return 0;
 }
 
@@ -116,9 +125,17 @@ struct add_change_cb {
 static int add_change_ref(const struct reference *ref, void *cb_data)
 {
 	struct add_change_cb *cb = cb_data;
+	struct change_table *table = cb->table;
 	struct strbuf err = STRBUF_INIT;
+	struct object_id content;
 	struct commit *commit;
+	int abandoned;
 
+	if (table->known &&
+	    !table->known(ref->oid, &content, &abandoned, table->known_data)) {
+		add_head(table, ref->name, ref->oid, &content, abandoned);
+		return 0;
+	}
 	/*
 	 * Anybody can put anything under refs/metas/ (e.g. with update-ref);
 	 * that must not prevent working with the other changes.

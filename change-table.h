@@ -34,7 +34,16 @@ struct change_head {
 		 remote:1;
 };
 
-/* All fields are private: use the functions below. */
+/*
+ * What the head `head` of a change is, when it is known without reading
+ * it (say from a cache): fill `content` and `*abandoned` and return 0,
+ * or return -1 to have the head read.
+ */
+typedef int (*change_head_known_fn)(const struct object_id *head,
+				    struct object_id *content,
+				    int *abandoned, void *data);
+
+/* All fields are private: use the functions below, but for `known`. */
 struct change_table {
 	/* Owns the change_head and index entries. */
 	struct mem_pool memory_pool;
@@ -42,6 +51,9 @@ struct change_table {
 	struct oidmap oid_to_changes;
 	/* refname -> struct change_head. */
 	struct strmap refname_to_change_head;
+	/* If set, asked first about each head the table reads. */
+	change_head_known_fn known;
+	void *known_data;
 };
 
 void change_table_init(struct change_table *table);

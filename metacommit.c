@@ -16,6 +16,7 @@
 #include "oidset.h"
 #include "repository.h"
 #include "strbuf.h"
+#include "tree.h"
 
 void metacommit_data_clear(struct metacommit_data *data)
 {
@@ -136,6 +137,14 @@ static int parse_metacommit_buffer(struct repository *r, struct commit *commit,
 	return ret;
 }
 
+/* Whether the parsed `commit` has the empty tree, as a metacommit has. */
+static int has_empty_tree(struct repository *r, struct commit *commit)
+{
+	struct tree *tree = repo_get_commit_tree(r, commit);
+
+	return tree && oideq(&tree->object.oid, r->hash_algo->empty_tree);
+}
+
 int parse_metacommit(struct repository *r, struct commit *commit,
 		     struct metacommit_data *data, struct strbuf *err)
 {
@@ -147,6 +156,14 @@ int parse_metacommit(struct repository *r, struct commit *commit,
 			    oid_to_hex(&commit->object.oid));
 		return -1;
 	}
+	/*
+	 * A commit with a tree other than the empty one is no metacommit,
+	 * which the commit graph tells without reading its text: most
+	 * changes hold a plain commit, and loading them all asks this of
+	 * every one.
+	 */
+	if (!has_empty_tree(r, commit))
+		return METACOMMIT_TYPE_NONE;
 	buffer = repo_get_commit_buffer(r, commit, NULL);
 	ret = parse_metacommit_buffer(r, commit, buffer, data, err);
 	repo_unuse_commit_buffer(r, commit, buffer);
@@ -237,6 +254,65 @@ void change_history_add(struct repository *r, const struct object_id *head,
 	}
 	oid_array_clear(&queue);
 	strbuf_release(&err);
+}
+
+int change_history_obsolete(struct repository *r, const struct object_id *head,
+			    change_obsolete_fn fn, void *cb_data)
+{
+	/* Metacommits to look at, and how far each is from the head. */
+	struct oid_array queue = OID_ARRAY_INIT;
+	unsigned *depth = NULL;
+	size_t depth_alloc = 0;
+	struct oidset seen = OIDSET_INIT;
+	struct strbuf err = STRBUF_INIT;
+	int ret = 0;
+
+	oid_array_append(&queue, head);
+	ALLOC_GROW(depth, queue.nr, depth_alloc);
+	depth[0] = 0;
+	while (queue.nr) {
+		struct metacommit_data data = METACOMMIT_DATA_INIT;
+		struct object_id oid = queue.oid[--queue.nr];
+		unsigned behind = depth[queue.nr] + 1;
+		struct commit *meta = lookup_commit(r, &oid);
+		int type;
+
+		if (!meta || oidset_insert(&seen, &oid)) {
+			ret = meta ? ret : -1;
+			goto next;
+		}
+		type = parse_metacommit(r, meta, &data, &err);
+		if (type < 0)
+			ret = -1;
+		if (type <= 0)
+			goto next;
+		for (size_t i = 0; i < data.replace.nr; i++) {
+			struct metacommit_data old = METACOMMIT_DATA_INIT;
+			const struct object_id *replaced = &data.replace.oid[i];
+			struct commit *commit = lookup_commit(r, replaced);
+
+			type = commit ? parse_metacommit(r, commit, &old, &err) : -1;
+			if (type < 0)
+				ret = -1;
+			if (type > 0) {
+				fn(&old.content, behind, cb_data);
+				oid_array_append(&queue, replaced);
+				ALLOC_GROW(depth, queue.nr, depth_alloc);
+				depth[queue.nr - 1] = behind;
+			} else {
+				fn(replaced, behind, cb_data);
+			}
+			metacommit_data_clear(&old);
+		}
+	next:
+		metacommit_data_clear(&data);
+		strbuf_reset(&err);
+	}
+	free(depth);
+	oid_array_clear(&queue);
+	oidset_clear(&seen);
+	strbuf_release(&err);
+	return ret;
 }
 
 /*

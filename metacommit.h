@@ -101,6 +101,27 @@ void change_history_add(struct repository *r, const struct object_id *head,
 			struct oidset *versions);
 
 /*
+ * Called by change_history_obsolete() for each commit a change makes
+ * obsolete, with how many versions came after it.
+ */
+typedef void (*change_obsolete_fn)(const struct object_id *obsolete,
+				   unsigned behind, void *data);
+
+/*
+ * Call `fn` for each commit that the change whose head is `head` makes
+ * obsolete: for each commit its history replaces, directly or through
+ * older metacommits, the content of that metacommit, or the commit itself
+ * if it is no metacommit, with how many versions came after it (1 for
+ * what `head` replaces). The order is that of a walk of the history from
+ * `head`, the same every time; a version reached twice counts once. The
+ * walk is iterative. Returns 0, or -1 if an object of the history could
+ * not be read or is malformed: the calls made depend then on what the
+ * repository holds, not on `head` alone.
+ */
+int change_history_obsolete(struct repository *r, const struct object_id *head,
+			    change_obsolete_fn fn, void *cb_data);
+
+/*
  * A change given by name stands for its content. If `refname` names a
  * change and `oid`, its value, is a well-formed metacommit, replace `oid`
  * with the metacommit's content (or abandoned) commit and return 1;

@@ -394,7 +394,7 @@ test_expect_success 'log --decorate ignores a peel cache it cannot use' '
 		do
 			case $bad in
 			truncated) test_copy_bytes 100 <cache.good ;;
-			garbage) sed "s/MPC1/MPC9/" cache.good ;;
+			garbage) sed "s/MPC2/MPC9/" cache.good ;;
 			esac >.git/metas-peeled &&
 			git log --decorate --decorate-refs=refs/metas/ \
 				--format="%s: %D" >actual 2>err &&

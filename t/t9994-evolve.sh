@@ -2652,4 +2652,63 @@ test_expect_success 'change list --graph draws the work in progress down to its 
 	)
 '
 
+test_expect_success 'evolve reads what change heads are from a cache' '
+	git init heads-cache &&
+	(
+		cd heads-cache &&
+		test_commit base &&
+		make_stack &&
+		amend_change stack-commit-c1 amended-c1 &&
+		amend_change stack-commit-c3 amended-c3 &&
+		git change abandon metas/stack-commit-c4 &&
+		git checkout -q stack &&
+		rm -f .git/metas-peeled &&
+
+		# the first load reads every head and keeps what it learned
+		GIT_TRACE2_EVENT="$(pwd)/cold.event" \
+			git evolve --dry-run >expect 2>&1 &&
+		test_path_is_file .git/metas-peeled &&
+		test_trace2_data change-peel learned 5 <cold.event &&
+		test_grep "stack-commit-c2" expect &&
+
+		# the next ones read none, and say the same
+		cp .git/metas-peeled cache.good &&
+		GIT_TRACE2_EVENT="$(pwd)/warm.event" \
+			git evolve --dry-run >actual 2>&1 &&
+		test_trace2_data change-peel learned 0 <warm.event &&
+		test_cmp expect actual &&
+		test_cmp cache.good .git/metas-peeled &&
+		git change list -v >list.warm &&
+
+		# a cache it cannot use is learned again
+		for bad in truncated garbage empty
+		do
+			case $bad in
+			truncated) test_copy_bytes 1200 <cache.good ;;
+			garbage) sed "s/MPC2/MPC9/" cache.good ;;
+			empty) ;;
+			esac >.git/metas-peeled &&
+			git evolve --dry-run >actual 2>&1 &&
+			test_cmp expect actual &&
+			git change list -v >list &&
+			test_cmp list.warm list &&
+			test_cmp cache.good .git/metas-peeled || return 1
+		done &&
+
+		# the cache is not used while objects may be replaced
+		git replace c1 c2 &&
+		GIT_TRACE2_EVENT="$(pwd)/replaced.event" \
+			git evolve --dry-run >actual 2>&1 &&
+		! grep "\"category\":\"change-peel\"" replaced.event &&
+		git replace -d c1 &&
+
+		# and a new version is learned on its own
+		amend_change stack-commit-c2 amended-c2 &&
+		GIT_TRACE2_EVENT="$(pwd)/amended.event" \
+			git evolve --dry-run >actual 2>&1 &&
+		test_trace2_data change-peel learned 1 <amended.event &&
+		test_grep "stack-commit-c3" actual
+	)
+'
+
 test_done

@@ -324,7 +324,8 @@ static struct change_node *change_graph_node(struct change_graph *graph,
 		CALLOC_ARRAY(item, 1);
 		oidcpy(&item->entry.oid, content);
 		item->commit = lookup_commit(graph->repo, content);
-		string_list_init_dup(&item->refnames);
+		/* The tables' own refnames, which outlive the nodes. */
+		string_list_init_nodup(&item->refnames);
 		oidmap_put(&graph->items, item);
 	}
 	return item;
@@ -454,7 +455,7 @@ static int head_known(const struct object_id *head, struct object_id *content,
 
 static void load_items(struct change_graph *graph)
 {
-	struct string_list refnames = STRING_LIST_INIT_DUP;
+	struct string_list refnames = STRING_LIST_INIT_NODUP;
 	struct string_list_item *name;
 
 	graph->peel = change_peel_cache_load(graph->repo);
@@ -787,7 +788,7 @@ struct change_node *change_graph_add_carried(struct change_graph *graph,
 	CALLOC_ARRAY(item, 1);
 	oidcpy(&item->entry.oid, &commit->object.oid);
 	item->commit = commit;
-	string_list_init_dup(&item->refnames);
+	string_list_init_nodup(&item->refnames);
 	item->carried = xstrdup(repo_find_unique_abbrev(graph->repo,
 							&commit->object.oid,
 							DEFAULT_ABBREV));

@@ -31,7 +31,10 @@ struct strbuf;
 struct change_node {
 	struct oidmap_entry entry;
 	struct commit *commit;
-	/* Refnames of the changes (util: their struct change_head). */
+	/*
+	 * Refnames of the changes (util: their struct change_head), the
+	 * change tables' own strings.
+	 */
 	struct string_list refnames;
 	unsigned abandoned:1,
 		 /* another change replaces it: it is obsolete */

@@ -14,10 +14,17 @@
 #include "string-list.h"
 #include "strbuf.h"
 
-/* The refnames of the changes that reference one object. */
+/*
+ * The refnames of the changes that reference one object, in the order
+ * they were added: the keys of `refname_to_change_head`, so that one
+ * pointer stands for one refname. Most objects have one; the others are
+ * the rare aliases.
+ */
 struct change_table_entry {
 	struct oidmap_entry entry;
-	struct strset refnames;
+	const char *first;
+	const char **more;
+	size_t more_nr, more_alloc;
 };
 
 void change_table_init(struct change_table *table)
@@ -28,6 +35,9 @@ void change_table_init(struct change_table *table)
 				 &table->memory_pool, 1);
 	table->known = NULL;
 	table->known_data = NULL;
+	table->order = NULL;
+	table->order_nr = table->order_alloc = 0;
+	table->order_unsorted = 0;
 }
 
 void change_table_clear(struct change_table *table)
@@ -37,10 +47,13 @@ void change_table_clear(struct change_table *table)
 
 	oidmap_iter_init(&table->oid_to_changes, &iter);
 	while ((entry = oidmap_iter_next(&iter)))
-		strset_clear(&entry->refnames);
+		free(entry->more);
 
 	/* The entries and heads themselves live in the memory pool. */
 	oidmap_clear(&table->oid_to_changes, 0);
+	FREE_AND_NULL(table->order);
+	table->order_nr = table->order_alloc = 0;
+	table->order_unsorted = 0;
 	strmap_clear(&table->refname_to_change_head, 0);
 	mem_pool_discard(&table->memory_pool, 0);
 }
@@ -54,10 +67,17 @@ static void index_change(struct change_table *table,
 	if (!entry) {
 		entry = mem_pool_calloc(&table->memory_pool, 1, sizeof(*entry));
 		oidcpy(&entry->entry.oid, oid);
-		strset_init(&entry->refnames);
+		entry->first = refname;
 		oidmap_put(&table->oid_to_changes, entry);
+		return;
 	}
-	strset_add(&entry->refnames, refname);
+	if (entry->first == refname)
+		return;
+	for (size_t i = 0; i < entry->more_nr; i++)
+		if (entry->more[i] == refname)
+			return;
+	ALLOC_GROW(entry->more, entry->more_nr + 1, entry->more_alloc);
+	entry->more[entry->more_nr++] = refname;
 }
 
 static void add_head(struct change_table *table, const char *refname,
@@ -65,6 +85,7 @@ static void add_head(struct change_table *table, const char *refname,
 		     const struct object_id *content, int abandoned)
 {
 	struct change_head *change;
+	int is_new;
 
 	change = mem_pool_calloc(&table->memory_pool, 1, sizeof(*change));
 	oidcpy(&change->head, head);
@@ -73,7 +94,18 @@ static void add_head(struct change_table *table, const char *refname,
 	change->remote = starts_with(refname, "refs/remotes/");
 	change->hidden = starts_with(refname, "refs/hiddenmetas/");
 
-	strmap_put(&table->refname_to_change_head, refname, change);
+	is_new = !strmap_put(&table->refname_to_change_head, refname, change);
+	/* The index points to the map's own copy of the refname. */
+	refname = strmap_get_entry(&table->refname_to_change_head,
+				   refname)->key;
+	if (is_new) {
+		if (table->order_nr &&
+		    strcmp(table->order[table->order_nr - 1], refname) > 0)
+			table->order_unsorted = 1;
+		ALLOC_GROW(table->order, table->order_nr + 1,
+			   table->order_alloc);
+		table->order[table->order_nr++] = refname;
+	}
 
 	index_change(table, &change->head, refname);
 	if (!oideq(&change->content, &change->head))
@@ -248,12 +280,14 @@ struct change_head *change_table_get(struct change_table *table,
 
 void change_table_refnames(struct change_table *table, struct string_list *out)
 {
-	struct hashmap_iter iter;
-	struct strmap_entry *entry;
+	int sorted = !out->nr && !table->order_unsorted;
 
-	strmap_for_each_entry(&table->refname_to_change_head, &iter, entry)
-		string_list_append(out, entry->key);
-	string_list_sort(out);
+	/* Refs come sorted: then there is nothing to sort. */
+	ALLOC_GROW(out->items, st_add(out->nr, table->order_nr), out->alloc);
+	for (size_t i = 0; i < table->order_nr; i++)
+		string_list_append(out, table->order[i]);
+	if (!sorted)
+		string_list_sort(out);
 }
 
 int change_table_for_each_referencing(struct change_table *table,
@@ -261,19 +295,15 @@ int change_table_for_each_referencing(struct change_table *table,
 				      each_change_fn fn, void *cb_data)
 {
 	struct change_table_entry *entry;
-	struct hashmap_iter iter;
-	struct strmap_entry *e;
 	int ret;
 
 	entry = oidmap_get(&table->oid_to_changes, oid);
 	if (!entry)
 		return 0;
-	strset_for_each_entry(&entry->refnames, &iter, e) {
-		ret = fn(e->key, cb_data);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	ret = fn(entry->first, cb_data);
+	for (size_t i = 0; !ret && i < entry->more_nr; i++)
+		ret = fn(entry->more[i], cb_data);
+	return ret;
 }
 
 int change_table_has_change_referencing(struct change_table *table,

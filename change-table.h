@@ -54,6 +54,11 @@ struct change_table {
 	/* If set, asked first about each head the table reads. */
 	change_head_known_fn known;
 	void *known_data;
+	/* The keys of refname_to_change_head in the order they came. */
+	const char **order;
+	size_t order_nr, order_alloc;
+	/* Whether that order is not sorted. */
+	unsigned order_unsorted:1;
 };
 
 void change_table_init(struct change_table *table);
@@ -99,14 +104,20 @@ void change_refnames(struct repository *r, unsigned kinds,
 struct change_head *change_table_get(struct change_table *table,
 				     const char *refname);
 
-/* Append the refnames of all changes in the table to `out`, then sort it. */
+/*
+ * Append the refnames of all changes in the table to `out`, then sort it.
+ * They are the table's own strings (valid until it is cleared) if `out`
+ * does not duplicate its strings.
+ */
 void change_table_refnames(struct change_table *table, struct string_list *out);
 
 typedef int each_change_fn(const char *refname, void *cb_data);
 
 /*
- * Call `fn` for each change referencing `oid` (see above), in no particular
- * order. Stops at and returns the first non-zero return value of `fn`.
+ * Call `fn` for each change referencing `oid` (see above), in the order
+ * they were added to the table (by refname, for the functions that add
+ * every change). Stops at and returns the first non-zero return value of
+ * `fn`.
  */
 int change_table_for_each_referencing(struct change_table *table,
 				      const struct object_id *oid,

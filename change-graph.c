@@ -326,6 +326,9 @@ static struct change_node *change_graph_node(struct change_graph *graph,
 		item->commit = lookup_commit(graph->repo, content);
 		/* The tables' own refnames, which outlive the nodes. */
 		string_list_init_nodup(&item->refnames);
+		/* Most commits have one change: room for one name. */
+		ALLOC_ARRAY(item->refnames.items, 1);
+		item->refnames.alloc = 1;
 		oidmap_put(&graph->items, item);
 	}
 	return item;

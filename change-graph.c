@@ -443,30 +443,14 @@ static void catch_up_by_id(struct change_graph *graph)
 	string_list_clear(&noted, 1);
 }
 
-/* The table's change_head_known_fn: what the cache knows of `head`. */
-static int head_known(const struct object_id *head, struct object_id *content,
-		      int *abandoned, void *data)
-{
-	struct change_head_facts facts;
-
-	if (change_peel_cache_facts(data, head, &facts))
-		return -1;
-	oidcpy(content, &facts.content);
-	*abandoned = facts.abandoned;
-	return 0;
-}
-
 static void load_items(struct change_graph *graph)
 {
 	struct string_list refnames = STRING_LIST_INIT_NODUP;
 	struct string_list_item *name;
 
 	graph->peel = change_peel_cache_load(graph->repo);
-	if (graph->peel) {
-		graph->table.known = graph->remote_table.known = head_known;
-		graph->table.known_data = graph->remote_table.known_data =
-			graph->peel;
-	}
+	change_peel_cache_serve(graph->peel, &graph->table);
+	change_peel_cache_serve(graph->peel, &graph->remote_table);
 	change_table_add_all_visible(&graph->table, graph->repo);
 	change_table_add_kinds(&graph->remote_table, graph->repo,
 			       CHANGE_KIND_REMOTE);

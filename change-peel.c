@@ -31,6 +31,7 @@
 
 #include "git-compat-util.h"
 #include "change-peel.h"
+#include "change-table.h"
 #include "commit.h"
 #include "environment.h"
 #include "hash.h"
@@ -369,6 +370,28 @@ int change_peel_cache_facts(struct change_peel_cache *cache,
 	facts->obsolete = (const unsigned char *)e->obsolete.buf;
 	facts->obsolete_nr = e->obsolete_nr;
 	return 0;
+}
+
+/* A change_head_known_fn: what the cache knows of `head`. */
+static int head_known(const struct object_id *head, struct object_id *content,
+		      int *abandoned, void *data)
+{
+	struct change_head_facts facts;
+
+	if (change_peel_cache_facts(data, head, &facts))
+		return -1;
+	oidcpy(content, &facts.content);
+	*abandoned = facts.abandoned;
+	return 0;
+}
+
+void change_peel_cache_serve(struct change_peel_cache *cache,
+			     struct change_table *table)
+{
+	if (!cache)
+		return;
+	table->known = head_known;
+	table->known_data = cache;
 }
 
 void change_head_facts_obsolete(struct change_peel_cache *cache,

@@ -13,9 +13,10 @@
  * than everything else such a command does with most changes.
  */
 
+struct change_peel_cache;
+struct change_table;
 struct commit;
 struct repository;
-struct change_peel_cache;
 
 /* What a head is: see change_peel_cache_facts(). */
 struct change_head_facts {
@@ -60,6 +61,13 @@ struct commit *change_peel_cache_commit(struct change_peel_cache *cache,
 int change_peel_cache_facts(struct change_peel_cache *cache,
 			    const struct object_id *head,
 			    struct change_head_facts *facts);
+
+/*
+ * Let `table` ask `cache` (if not NULL) what the heads it reads are,
+ * before reading them (see change_head_known_fn in change-table.h).
+ */
+void change_peel_cache_serve(struct change_peel_cache *cache,
+			     struct change_table *table);
 
 /*
  * Call `fn` for each commit that the head of `facts` makes obsolete, as

@@ -10,6 +10,7 @@
 #include "advice.h"
 #include "change-graph.h"
 #include "change-id.h"
+#include "change-peel.h"
 #include "change-purge.h"
 #include "change-table.h"
 #include "change-writer.h"
@@ -134,19 +135,20 @@ static void add_states(struct strbuf *out, uintptr_t state, int porcelain)
 	}
 }
 
-static void print_verbose(struct repository *repo, const char *refname,
-			  uintptr_t state, int width)
+static void print_verbose(struct repository *repo, struct change_table *table,
+			  const char *refname, uintptr_t state, int width)
 {
-	struct object_id oid;
+	struct change_head *head = change_table_get(table, refname);
+	const struct object_id *oid;
 	struct commit *content;
 	struct strbuf line = STRBUF_INIT;
 	struct strbuf states = STRBUF_INIT;
 	struct pretty_print_context ctx = { 0 };
 
-	if (refs_read_ref(get_main_ref_store(repo), refname, &oid))
+	if (!head)
 		return;
-	peel_change_head(repo, refname, &oid);
-	content = lookup_commit_reference_gently(repo, &oid, 1);
+	oid = &head->content;
+	content = lookup_commit_reference_gently(repo, oid, 1);
 	add_states(&states, state, 0);
 	if (!content) {
 		/* Listed all the same: a shallow clone has changes like that. */
@@ -157,7 +159,7 @@ static void print_verbose(struct repository *repo, const char *refname,
 	}
 	strbuf_addf(&line, "%c %-*s %s ", state & CHANGE_STATE_CURRENT ? '*' : ' ',
 		    width, display_name(refname),
-		    repo_find_unique_abbrev(repo, &oid, DEFAULT_ABBREV));
+		    repo_find_unique_abbrev(repo, oid, DEFAULT_ABBREV));
 	if (states.len)
 		strbuf_addf(&line, "(%s) ", states.buf);
 	if (content)
@@ -169,18 +171,19 @@ static void print_verbose(struct repository *repo, const char *refname,
 	strbuf_release(&line);
 }
 
-static void print_porcelain(struct repository *repo, const char *refname,
-			    uintptr_t state)
+static void print_porcelain(struct repository *repo, struct change_table *table,
+			    const char *refname, uintptr_t state)
 {
+	struct change_head *change = change_table_get(table, refname);
 	struct object_id head, content;
 	struct strbuf states = STRBUF_INIT;
 	struct strbuf id = STRBUF_INIT;
 	struct commit *commit;
 
-	if (refs_read_ref(get_main_ref_store(repo), refname, &head))
+	if (!change)
 		return;
-	oidcpy(&content, &head);
-	peel_change_head(repo, refname, &content);
+	oidcpy(&head, &change->head);
+	oidcpy(&content, &change->content);
 	add_states(&states, state, 1);
 	if (!odb_has_object(repo->objects, &content, 0))
 		strbuf_addstr(&states, states.len ? ",missing" : "missing");
@@ -442,6 +445,7 @@ static int change_list(int argc, const char **argv, const char *prefix,
 	struct string_list shown = STRING_LIST_INIT_NODUP;
 	struct string_list_item *item;
 	struct change_table table;
+	struct change_peel_cache *peel = NULL;
 	unsigned kinds;
 	int width = 0;
 
@@ -472,6 +476,11 @@ static int change_list(int argc, const char **argv, const char *prefix,
 	 * changes; --graph lets its walk read the commits it draws.
 	 */
 	change_table_init(&table);
+	if (verbose || porcelain || format.format || !graph) {
+		/* What the heads are, without reading most of them. */
+		peel = change_peel_cache_load(repo);
+		change_peel_cache_serve(peel, &table);
+	}
 	if (verbose || porcelain || format.format) {
 		change_table_add_kinds(&table, repo, kinds);
 		change_table_refnames(&table, &refnames);
@@ -500,10 +509,11 @@ static int change_list(int argc, const char **argv, const char *prefix,
 		if (format.format)
 			print_formatted(repo, item->string, &format);
 		else if (porcelain)
-			print_porcelain(repo, item->string, (uintptr_t)item->util);
+			print_porcelain(repo, &table, item->string,
+					(uintptr_t)item->util);
 		else if (verbose)
-			print_verbose(repo, item->string, (uintptr_t)item->util,
-				      width);
+			print_verbose(repo, &table, item->string,
+				      (uintptr_t)item->util, width);
 		else
 			printf("%s\n", display_name(item->string));
 	}
@@ -512,6 +522,7 @@ static int change_list(int argc, const char **argv, const char *prefix,
 	string_list_clear(&refnames, 0);
 	string_list_clear(&upstreams, 0);
 	change_table_clear(&table);
+	change_peel_cache_release(peel, 0);
 	string_list_clear(&patterns, 0);
 	return 0;
 }

@@ -2679,6 +2679,16 @@ test_expect_success 'evolve reads what change heads are from a cache' '
 		test_cmp expect actual &&
 		test_cmp cache.good .git/metas-peeled &&
 		git change list -v >list.warm &&
+		GIT_TRACE2_EVENT="$(pwd)/list.event" git change list -v >list &&
+		test_cmp list.warm list &&
+		# the listing and the graph under it read the cache alike
+		test_trace2_data change-peel learned 0 <list.event >reads &&
+		test_line_count = 2 reads &&
+		git change list --porcelain >porcelain &&
+		rm .git/metas-peeled &&
+		git change list --porcelain >porcelain.cold &&
+		test_cmp porcelain.cold porcelain &&
+		cp cache.good .git/metas-peeled &&
 
 		# a cache it cannot use is learned again
 		for bad in truncated garbage empty

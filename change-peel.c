@@ -41,6 +41,7 @@
 #include "object.h"
 #include "odb.h"
 #include "oidmap.h"
+#include "oidset.h"
 #include "path.h"
 #include "replace-object.h"
 #include "repository.h"
@@ -81,6 +82,8 @@ struct change_peel_cache {
 	size_t asked_nr;
 	/* Of struct learned_head. */
 	struct oidmap learned;
+	/* Heads that could not be learned: not read again for that. */
+	struct oidset unlearnable;
 };
 
 static size_t record_size(const struct change_peel_cache *cache)
@@ -164,6 +167,7 @@ struct change_peel_cache *change_peel_cache_load(struct repository *r)
 	cache->repo = r;
 	strbuf_init(&cache->file, 0);
 	oidmap_init(&cache->learned, 0);
+	oidset_init(&cache->unlearnable, 0);
 	if (strbuf_read_file(&cache->file, path, 0) >= 0 && check_file(cache))
 		strbuf_release(&cache->file);
 	free(path);
@@ -176,7 +180,7 @@ static ssize_t find_record(struct change_peel_cache *cache,
 {
 	uint32_t pos;
 
-	/* The fan-out is 4-aligned: 12 bytes into a malloc()ed buffer. */
+	/* The fan-out is 4-aligned: 16 bytes into a malloc()ed buffer. */
 	if (!cache->nr ||
 	    !bsearch_hash(head->hash, (const uint32_t *)cache->fanout,
 			  cache->records, record_size(cache), &pos))
@@ -318,6 +322,8 @@ static struct learned_head *learn_facts(struct change_peel_cache *cache,
 	struct commit *commit;
 	int type = -1;
 
+	if (oidset_contains(&cache->unlearnable, head))
+		return NULL;
 	if (is_commit(r, head) && (commit = lookup_commit(r, head)))
 		type = parse_metacommit(r, commit, &data, &err);
 	if (type < 0 ||
@@ -340,6 +346,8 @@ static struct learned_head *learn_facts(struct change_peel_cache *cache,
 	if (old)
 		free_learned(old);
 out:
+	if (!e)
+		oidset_insert(&cache->unlearnable, head);
 	metacommit_data_clear(&data);
 	strbuf_release(&err);
 	return e;
@@ -461,6 +469,7 @@ static size_t collect_records(struct change_peel_cache *cache,
 		records[nr].peeled = p + algo->rawsz;
 		if (record_facts(cache, i, &facts)) {
 			records[nr].flags = 0;
+			records[nr].obsolete = NULL;
 			records[nr].obsolete_nr = 0;
 		} else {
 			records[nr].flags = PEEL_FACTS_FULL |
@@ -526,8 +535,9 @@ static void write_cache(struct change_peel_cache *cache,
 		at += records[i].obsolete_nr;
 	}
 	for (size_t i = 0; i < nr; i++)
-		strbuf_add(&out, records[i].obsolete,
-			   records[i].obsolete_nr * (rawsz + 4));
+		if (records[i].obsolete_nr)
+			strbuf_add(&out, records[i].obsolete,
+				   records[i].obsolete_nr * (rawsz + 4));
 	if (write_in_full(get_lock_file_fd(&lock), out.buf, out.len) < 0)
 		rollback_lock_file(&lock);
 	else
@@ -549,6 +559,7 @@ void change_peel_cache_release(struct change_peel_cache *cache,
 	if (oidmap_get_size(&cache->learned))
 		write_cache(cache, asked_every_change);
 	oidmap_clear_with_free(&cache->learned, free_learned);
+	oidset_clear(&cache->unlearnable);
 	free(cache->asked);
 	strbuf_release(&cache->file);
 	free(cache);

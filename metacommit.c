@@ -107,6 +107,22 @@ malformed:
 	return -1;
 }
 
+/*
+ * Whether the text `buffer` of a commit names the empty tree, as that of
+ * a metacommit does: a commit with another tree is no metacommit,
+ * whatever its headers say.
+ */
+static int names_empty_tree(const char *buffer,
+			    const struct git_hash_algo *algo)
+{
+	struct object_id tree;
+	const char *p;
+
+	return skip_prefix(buffer, "tree ", &p) &&
+	       !parse_oid_hex_algop(p, &tree, &p, algo) &&
+	       oideq(&tree, algo->empty_tree);
+}
+
 /* parse_metacommit() of the text `buffer` of `commit`. */
 static int parse_metacommit_buffer(struct repository *r, struct commit *commit,
 				   const char *buffer,
@@ -123,7 +139,7 @@ static int parse_metacommit_buffer(struct repository *r, struct commit *commit,
 		data = &scratch;
 	/* This only looks at the header, never at the message. */
 	types = find_commit_header(buffer, METACOMMIT_HEADER, &len);
-	if (!types) {
+	if (!types || !names_empty_tree(buffer, r->hash_algo)) {
 		ret = METACOMMIT_TYPE_NONE;
 	} else {
 		read_parents(buffer, r->hash_algo, &parents);

@@ -58,7 +58,9 @@ enum metacommit_type {
 
 /*
  * Classify `commit`. Only the commit header is looked at, so a commit whose
- * message merely contains a "parent-type" line is a normal commit.
+ * message merely contains a "parent-type" line is a normal commit. So is a
+ * commit whose tree is not the empty tree, whatever its headers say: the
+ * commit graph then tells it apart without reading the commit.
  *
  * Returns the `enum metacommit_type` of the commit. If it is a metacommit and
  * `data` is not NULL, `data` (which must be initialized) is filled with its
@@ -70,8 +72,8 @@ int parse_metacommit(struct repository *r, struct commit *commit,
 		     struct metacommit_data *data, struct strbuf *err);
 
 /*
- * Whether `commit` is a metacommit, well-formed or not: whether it has a
- * "parent-type" header. Such a commit has the empty tree and must never be
+ * Whether `commit` is a metacommit, well-formed or not: whether it has the
+ * empty tree and a "parent-type" header. Such a commit must never be
  * checked out.
  */
 int is_metacommit(struct repository *r, struct commit *commit);

@@ -399,6 +399,32 @@ parent $meta" meta >nested &&
 	test_grep ! "warning in commit $meta" err
 '
 
+test_expect_success 'a commit with a tree is no metacommit, whatever its headers' '
+	cat >crafted <<-EOF &&
+	tree $(git rev-parse HEAD^{tree})
+	parent $(git rev-parse HEAD~1)
+	author A U Thor <author@example.com> 1112354055 +0200
+	committer C O Mitter <committer@example.com> 1112354055 +0200
+	parent-type c
+
+	crafted
+	EOF
+	crafted=$(git hash-object --literally -t commit -w crafted) &&
+	git update-ref refs/metas/crafted $crafted &&
+	test_when_finished "git update-ref -d refs/metas/crafted &&
+		git prune --expire=now" &&
+	# every reader takes it for a plain commit that the change holds
+	test_cmp_rev metas/crafted $crafted &&
+	git log -1 --decorate-refs=refs/metas/crafted --format=%D \
+		$crafted >actual &&
+	echo metas/crafted >expect &&
+	test_cmp expect actual &&
+	git change list --porcelain >actual &&
+	test_grep "^refs/metas/crafted $crafted $crafted " actual &&
+	git fsck 2>err &&
+	test_grep "warning in commit $crafted: badMetacommit: metacommit: its tree is not the empty tree" err
+'
+
 test_expect_success 'fsck finds nothing wrong with well-formed metacommits' '
 	git init wellformed &&
 	(

@@ -396,9 +396,7 @@ static int head_known(const struct object_id *head, struct object_id *content,
 void change_peel_cache_serve(struct change_peel_cache *cache,
 			     struct change_table *table)
 {
-	if (!cache)
-		return;
-	table->known = head_known;
+	table->known = cache ? head_known : NULL;
 	table->known_data = cache;
 }
 

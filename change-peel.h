@@ -63,8 +63,8 @@ int change_peel_cache_facts(struct change_peel_cache *cache,
 			    struct change_head_facts *facts);
 
 /*
- * Let `table` ask `cache` (if not NULL) what the heads it reads are,
- * before reading them (see change_head_known_fn in change-table.h).
+ * Let `table` ask `cache` what the heads it reads are, before reading
+ * them (see change_head_known_fn in change-table.h); with NULL, stop.
  */
 void change_peel_cache_serve(struct change_peel_cache *cache,
 			     struct change_table *table);

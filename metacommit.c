@@ -293,10 +293,10 @@ int change_history_obsolete(struct repository *r, const struct object_id *head,
 		struct commit *meta = lookup_commit(r, &oid);
 		int type;
 
-		if (!meta || oidset_insert(&seen, &oid)) {
-			ret = meta ? ret : -1;
+		if (!meta)
+			ret = -1;
+		if (!meta || oidset_insert(&seen, &oid))
 			goto next;
-		}
 		type = parse_metacommit(r, meta, &data, &err);
 		if (type < 0)
 			ret = -1;

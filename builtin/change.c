@@ -489,6 +489,12 @@ static int change_list(int argc, const char **argv, const char *prefix,
 		if (!graph)
 			change_table_add_kinds(&table, repo, kinds);
 	}
+	/*
+	 * The table holds what it learned: write it back now, so that the
+	 * graph of evolve_change_states() finds it and reads no head again.
+	 */
+	change_peel_cache_serve(NULL, &table);
+	change_peel_cache_release(peel, 0);
 	for_each_string_list_item(item, &refnames) {
 		int len = strlen(display_name(item->string));
 
@@ -522,7 +528,6 @@ static int change_list(int argc, const char **argv, const char *prefix,
 	string_list_clear(&refnames, 0);
 	string_list_clear(&upstreams, 0);
 	change_table_clear(&table);
-	change_peel_cache_release(peel, 0);
 	string_list_clear(&patterns, 0);
 	return 0;
 }

@@ -2686,8 +2686,12 @@ test_expect_success 'evolve reads what change heads are from a cache' '
 		test_line_count = 2 reads &&
 		git change list --porcelain >porcelain &&
 		rm .git/metas-peeled &&
-		git change list --porcelain >porcelain.cold &&
+		GIT_TRACE2_EVENT="$(pwd)/list-cold.event" \
+			git change list --porcelain >porcelain.cold &&
 		test_cmp porcelain.cold porcelain &&
+		# cold, the listing reads the heads and the graph finds them
+		test_trace2_data change-peel learned 5 <list-cold.event &&
+		test_trace2_data change-peel learned 0 <list-cold.event &&
 		cp cache.good .git/metas-peeled &&
 
 		# a cache it cannot use is learned again

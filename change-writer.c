@@ -321,6 +321,20 @@ static int is_local_change_refname(const char *refname)
 	       !check_refname_format(refname, 0);
 }
 
+/*
+ * Whether moving `refname` must log it. A change keeps its versions in
+ * its metacommits ("metas/foo@{1}" walks them), so it is logged only as
+ * core.logAllRefUpdates asks: a reflog file per change would cost more
+ * disk than the objects of the changes. A hidden change is logged, as
+ * the newest entry of its reflog says when it was hidden, which is when
+ * gc may expire it (expire_hidden_changes()).
+ */
+static unsigned reflog_flag(const char *refname)
+{
+	return starts_with(refname, HIDDEN_CHANGES_REF_PREFIX) ?
+		REF_FORCE_CREATE_REFLOG : 0;
+}
+
 /* How a change moves, for the writer below. */
 struct change_move {
 	const char *refname;
@@ -351,7 +365,7 @@ static int queue_change_moves(struct repository *r,
 			      unsigned flags, const char *reason,
 			      struct strbuf *err)
 {
-	unsigned ref_flags = REF_FORCE_CREATE_REFLOG;
+	unsigned ref_flags = 0;
 	FILE *saved = NULL;
 	int ret = -1;
 
@@ -378,7 +392,8 @@ static int queue_change_moves(struct repository *r,
 					   msg, err) :
 		    ref_transaction_update(transaction, move->refname,
 					   move->new, move->old, NULL, NULL,
-					   ref_flags, msg, err))
+					   ref_flags | reflog_flag(move->refname),
+					   msg, err))
 			goto out;
 	}
 	ret = 0;
@@ -2144,6 +2159,23 @@ int rename_change(struct repository *r, const char *old, const char *new,
 		strbuf_addf(err, _("change '%s' not found"), old);
 		goto out;
 	}
+	if (!refs_reflog_exists(refs, renamed->buf)) {
+		/*
+		 * Nothing to carry over: move it as any change moves, since
+		 * renaming a ref would start a reflog for it in reftable.
+		 */
+		struct change_move moves[2] = {
+			{ .refname = new_refname.buf, .new = &head,
+			  .old = null_oid(r->hash_algo) },
+			{ .refname = renamed->buf, .old = &head,
+			  .new = null_oid(r->hash_algo) },
+		};
+
+		if (commit_change_moves(r, moves, ARRAY_SIZE(moves), 0,
+					"change rename", err))
+			goto out;
+		goto renamed;
+	}
 	saved = open_saved_changes(r);
 	save_change(saved, r->hash_algo, renamed->buf, &head);
 	save_change(saved, r->hash_algo, new_refname.buf, NULL);
@@ -2155,6 +2187,7 @@ int rename_change(struct repository *r, const char *old, const char *new,
 			    new_refname.buf + strlen("refs/"));
 		goto out;
 	}
+renamed:
 	/* Recording finds it by its content under its new name. */
 	oidcpy(&content, &head);
 	peel_change_head(r, new_refname.buf, &content);

@@ -332,6 +332,71 @@ int change_history_obsolete(struct repository *r, const struct object_id *head,
 }
 
 /*
+ * The version `version` replaced first, into `version`: 1 if it has one,
+ * 0 if it is a plain commit (a first version), -1 if it cannot be read.
+ * Its commit date is stored in `*date`.
+ */
+static int replaced_version(struct repository *r, struct object_id *version,
+			    timestamp_t *date)
+{
+	struct metacommit_data data = METACOMMIT_DATA_INIT;
+	struct commit *commit = lookup_commit(r, version);
+	struct strbuf err = STRBUF_INIT;
+	int ret = -1;
+
+	if (!commit || repo_parse_commit(r, commit))
+		goto out;
+	*date = commit->date;
+	ret = parse_metacommit(r, commit, &data, &err);
+	if (ret > 0 && data.replace.nr)
+		oidcpy(version, &data.replace.oid[0]);
+	else if (ret > 0)
+		ret = 0;
+out:
+	metacommit_data_clear(&data);
+	strbuf_release(&err);
+	return ret < 0 ? -1 : ret;
+}
+
+int change_earlier_version(struct repository *r, const struct object_id *head,
+			   int nth, timestamp_t at_time,
+			   struct object_id *version, int *versions)
+{
+	struct oidset seen = OIDSET_INIT;
+	int ret = 1;
+
+	oidcpy(version, head);
+	*versions = 0;
+	for (;;) {
+		struct object_id current = *version;
+		timestamp_t date;
+		int found;
+
+		if (oidset_insert(&seen, &current)) {
+			ret = -1;
+			break;
+		}
+		found = replaced_version(r, version, &date);
+		if (found < 0) {
+			ret = -1;
+			break;
+		}
+		if (nth >= 0 ? *versions == nth : date <= at_time) {
+			oidcpy(version, &current);
+			ret = 0;
+			break;
+		}
+		if (!found) {
+			oidcpy(version, &current);
+			break;
+		}
+		++*versions;
+	}
+	oidset_clear(&seen);
+	return ret;
+}
+
+/*
  * Whether the commit graph shows that `commit` is no metacommit, which has
  * the empty tree: the graph knows the tree of a commit without reading it.
  * Most changes hold a plain commit; decorating a log with thousands of

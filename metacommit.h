@@ -124,6 +124,23 @@ int change_history_obsolete(struct repository *r, const struct object_id *head,
 			    change_obsolete_fn fn, void *cb_data);
 
 /*
+ * What a change's ref held before it moved to `head`, as its reflog would
+ * say, read from its history: each version of a change replaces the one
+ * before it first ("parent-type r"), and its first version is a plain
+ * commit, which replaces nothing.
+ *
+ * With `nth` >= 0, find the version `nth` versions before `head` (0 for
+ * `head`); otherwise the newest one committed no later than `at_time`.
+ * Returns 0 with it in `version`; 1 if the history is not that long or
+ * that old, with its oldest version in `version` and in `*versions` how
+ * many came after it; or -1 if a version could not be read, is malformed
+ * or comes back (a cycle, made with "git replace").
+ */
+int change_earlier_version(struct repository *r, const struct object_id *head,
+			   int nth, timestamp_t at_time,
+			   struct object_id *version, int *versions);
+
+/*
  * A change given by name stands for its content. If `refname` names a
  * change and `oid`, its value, is a well-formed metacommit, replace `oid`
  * with the metacommit's content (or abandoned) commit and return 1;

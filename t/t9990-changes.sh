@@ -558,6 +558,7 @@ test_expect_success 'rename a change, keeping its reflog' '
 	git init rename &&
 	(
 		cd rename &&
+		git config core.logAllRefUpdates always &&
 		test_commit one &&
 		git change update >/dev/null &&
 		test_commit two &&
@@ -592,6 +593,22 @@ test_expect_success 'rename a change, keeping its reflog' '
 		test_must_fail git change rename cuatro 2>err &&
 		test_grep "several changes hold HEAD" err &&
 		test_grep "metas/other" err
+	)
+'
+
+test_expect_success 'a renamed change without a reflog keeps its versions' '
+	git init rename-versions &&
+	(
+		cd rename-versions &&
+		GIT_TEST_ENABLE_CHANGES=true &&
+		export GIT_TEST_ENABLE_CHANGES &&
+		test_commit one &&
+		git commit --amend -m "one again" &&
+		test_must_fail git reflog exists refs/metas/one &&
+		git change rename one uno >/dev/null &&
+		test_must_fail git reflog exists refs/metas/uno &&
+		test_cmp_rev metas/uno@{1} one &&
+		test_cmp_rev metas/uno@{0} HEAD
 	)
 '
 

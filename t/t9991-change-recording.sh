@@ -10,12 +10,11 @@ test_description='commands record their commits in changes'
 # The test suite disables recording by default; let core.enableChanges decide.
 sane_unset GIT_TEST_ENABLE_CHANGES
 
-test_expect_success 'commit creates a change' '
+test_expect_success 'commit creates a change, without a reflog' '
 	test_commit one &&
 	test_cmp_rev metas/one one &&
-	git reflog show --format=%gs refs/metas/one >actual &&
-	echo "commit (initial): one" >expect &&
-	test_cmp expect actual
+	test_must_fail git reflog exists refs/metas/one &&
+	test_path_is_missing .git/logs/refs/metas
 '
 
 test_expect_success 'commit prints nothing about the change' '
@@ -33,13 +32,22 @@ test_expect_success 'commit --amend advances the change' '
 	git commit --amend -m "two again" &&
 	check_meta_commit refs/metas/two "commit (amend): two again" \
 		c HEAD r refs/metas/two@{1} &&
+	git log -1 --format=%s metas/two@{2} >actual &&
+	echo two >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'core.logAllRefUpdates=always logs each move of a change' '
+	test_config core.logAllRefUpdates always &&
+	git commit --amend -m "two logged" &&
+	git commit --amend -m "two logged again" &&
 	git reflog show --format=%gs refs/metas/two >actual &&
 	cat >expect <<-\EOF &&
-	commit (amend): two again
-	commit (amend): two amended
-	commit: two
+	commit (amend): two logged again
+	commit (amend): two logged
 	EOF
-	test_cmp expect actual
+	test_cmp expect actual &&
+	test_cmp_rev metas/two@{1} HEAD@{1}
 '
 
 test_expect_success 'amending a commit without a change creates one for it' '

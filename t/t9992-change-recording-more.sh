@@ -295,8 +295,9 @@ test_expect_success 'eight worktrees amending their changes at once lose nothing
 		for i in 1 2 3 4 5 6 7 8
 		do
 			test_cmp_rev metas/work-$i b$i &&
-			git reflog show --format=%gs refs/metas/work-$i >log &&
-			test_line_count = 6 log &&
+			# each of the 6 versions moved the change
+			git rev-parse --verify -q "metas/work-$i@{5}" &&
+			test_must_fail git rev-parse --verify -q "metas/work-$i@{6}" &&
 			# 5 metacommits, the 6 versions of the commit, base
 			git rev-list "metas/work-$i^{metacommit}" >history &&
 			test_line_count = 12 history &&

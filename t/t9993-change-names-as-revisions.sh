@@ -34,15 +34,54 @@ test_expect_success 'a change name resolves to its content' '
 	test_cmp expect actual
 '
 
-test_expect_success 'the reflog of a change resolves to earlier contents' '
+test_expect_success 'a change@{n} resolves to earlier contents' '
+	test_must_fail git reflog exists refs/metas/first-version &&
 	test_cmp_rev metas/first-version@{0} v2 &&
-	test_cmp_rev metas/first-version@{1} v1
+	test_cmp_rev metas/first-version@{1} v1 &&
+	test_must_fail git rev-parse metas/first-version@{2} 2>err &&
+	test_grep ".metas/first-version. has only 2 versions" err &&
+	test_must_fail git rev-parse --verify -q metas/first-version@{2} 2>err &&
+	test_must_be_empty err
+'
+
+test_expect_success 'a change@{date} is the version it held then' '
+	git init dated &&
+	(
+		cd dated &&
+		test_commit --no-tag one &&
+		test_tick &&
+		git commit --amend -m two &&
+		test_tick &&
+		git commit --amend -m three &&
+		test_cmp_rev "metas/one@{$test_tick}" HEAD &&
+		test_cmp_rev "metas/one@{$(($test_tick - 1))}" HEAD@{1} &&
+		test_cmp_rev "metas/one@{$(($test_tick - 61))}" HEAD@{2} &&
+		git rev-parse "metas/one@{2000-01-01}" >actual 2>err &&
+		git rev-parse HEAD@{2} >expect &&
+		test_cmp expect actual &&
+		test_grep "only goes back to its first version" err
+	)
+'
+
+test_expect_success 'a change@{n} follows a history that loops back' '
+	git init looped &&
+	(
+		cd looped &&
+		test_commit --no-tag one &&
+		git commit --amend -m two &&
+		git commit --amend -m three &&
+		first=$(git rev-parse "refs/metas/one@{2}") &&
+		git replace "$first" "refs/metas/one" &&
+		test_must_fail git rev-parse metas/one@{5} 2>err &&
+		test_grep "the history of .metas/one. cannot be read" err
+	)
 '
 
 test_expect_success 'a change given by its full refname is the value of the ref' '
 	meta=$(sed -n "s| refs/metas/first-version\$||p" refs) &&
 	test_cmp_rev refs/metas/first-version $meta &&
 	test_cmp_rev refs/metas/first-version@{0} $meta &&
+	test_cmp_rev refs/metas/first-version@{1} v1 &&
 	test_cmp_rev refs/metas/first-version~0 $meta &&
 	git show-ref -s refs/metas/first-version >expect &&
 	git rev-parse refs/metas/first-version >actual &&

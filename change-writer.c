@@ -1025,6 +1025,17 @@ static char *describe(struct repository *r, struct commit *commit,
 	return msg;
 }
 
+/*
+ * Whether a ref transaction that failed with `ret` found the name of a
+ * new change taken, by a ref of that name or one in its way, which a
+ * look that skipped refs in the way (see change_name_taken()) can miss.
+ */
+static int name_was_taken(int ret)
+{
+	return ret == REF_TRANSACTION_ERROR_NAME_CONFLICT ||
+	       ret == REF_TRANSACTION_ERROR_CREATE_EXISTS;
+}
+
 int create_change(struct repository *r, const struct object_id *oid,
 		  const char *reason, struct strbuf *err)
 {
@@ -1050,8 +1061,7 @@ int create_change(struct repository *r, const struct object_id *oid,
 		new_change_refname(r, commit, NULL, thorough, &refname);
 		string_list_append(&to_create, refname.buf)->util = NULL;
 		ret = update_changes(r, &to_create, oid, oid, msg, err);
-		if (ret != REF_TRANSACTION_ERROR_NAME_CONFLICT &&
-		    ret != REF_TRANSACTION_ERROR_CREATE_EXISTS)
+		if (!name_was_taken(ret))
 			break;
 	}
 
@@ -1086,6 +1096,8 @@ struct rewrite_batch {
 	unsigned all_changes_known:1;
 	/* The metacommits written so far are held in memory. */
 	unsigned holding_writes:1;
+	/* Name new changes looking for refs in their way too. */
+	unsigned thorough:1;
 	/* The changes fetched from remotes, read when first needed. */
 	struct change_table *remote_changes;
 };
@@ -1360,8 +1372,8 @@ static int batch_record(struct rewrite_batch *batch, const struct object_id *new
 
 		if (batch->type == REWRITE_MODIFY)
 			name_from = lookup_commit_reference(r, &olds->oid[0]);
-		new_change_refname(r, name_from, &batch->changes, 1,
-				   &refname);
+		new_change_refname(r, name_from, &batch->changes,
+				   batch->thorough, &refname);
 		found_add(&found, batch_add(batch, refname.buf, NULL, new));
 		strbuf_release(&refname);
 	}
@@ -1516,7 +1528,10 @@ static void batch_index(struct rewrite_batch *batch)
 	}
 }
 
-/* Move all changes of the batch in a single transaction. */
+/*
+ * Move all changes of the batch in a single transaction. Returns 0, or
+ * what ref_transaction_commit() returns (or -1) with a message in `err`.
+ */
 static int batch_commit(struct rewrite_batch *batch, struct strbuf *err)
 {
 	struct ref_transaction *transaction;
@@ -1524,10 +1539,10 @@ static int batch_commit(struct rewrite_batch *batch, struct strbuf *err)
 
 	transaction = ref_store_transaction_begin(get_main_ref_store(batch->repo),
 						  0, err);
-	if (transaction && !batch_queue(batch, transaction, err) &&
-	    !ref_transaction_commit(transaction, err)) {
-		batch_index(batch);
-		ret = 0;
+	if (transaction && !batch_queue(batch, transaction, err)) {
+		ret = ref_transaction_commit(transaction, err);
+		if (!ret)
+			batch_index(batch);
 	}
 	ref_transaction_free(transaction);
 	return ret;
@@ -1590,6 +1605,94 @@ static int batch_add_rewrites(struct rewrite_batch *batch,
 	return ret;
 }
 
+/* What fills a batch for record_batch(). */
+struct batch_contents {
+	const struct commit_rewrite *copies;
+	size_t copies_nr;
+	const struct commit_rewrite *rewrites;
+	size_t rewrites_nr;
+	const struct oid_array *dropped;
+	/* The changes the caller knows, for record_rewrites_and_move_refs(). */
+	const struct string_list *known_changes;
+};
+
+/* Add the changes the caller knows to the batch, as they are or moved. */
+static void batch_add_known(struct rewrite_batch *batch,
+			    const struct string_list *known_changes)
+{
+	const struct string_list_item *item;
+
+	for_each_string_list_item(item, known_changes) {
+		const struct change_head *change = item->util;
+		const struct ref_move *moved = NULL;
+		struct batch_change *added;
+
+		for (size_t i = 0; !moved && i < batch->moves_nr; i++)
+			if (!strcmp(batch->moves[i].refname, item->string) &&
+			    !is_null_oid(&batch->moves[i].new))
+				moved = &batch->moves[i];
+		added = batch_add(batch, item->string,
+				  moved ? &moved->old : &change->head,
+				  &change->content)->util;
+		if (moved) {
+			/* Moved even if no rewrite is recorded for it. */
+			oidcpy(&added->head, &moved->new);
+			added->msg = xstrdup(batch->reason);
+		}
+	}
+}
+
+static int batch_fill(struct rewrite_batch *batch,
+		      const struct batch_contents *contents,
+		      struct strbuf *err)
+{
+	size_t dropped_nr = contents->dropped ? contents->dropped->nr : 0;
+	int ret;
+
+	if (contents->known_changes)
+		batch_add_known(batch, contents->known_changes);
+	if (dropped_nr && contents->rewrites_nr + dropped_nr > 1)
+		batch_hold_writes(batch);
+	/* Copies first, so that their origins are the changes as they were. */
+	ret = batch_add_rewrites(batch, contents->copies, contents->copies_nr,
+				 REWRITE_COPY, err);
+	if (!ret)
+		ret = batch_add_rewrites(batch, contents->rewrites,
+					 contents->rewrites_nr, REWRITE_MODIFY,
+					 err);
+	for (size_t i = 0; !ret && i < dropped_nr; i++)
+		ret = batch_drop(batch, &contents->dropped->oid[i], err);
+	return ret;
+}
+
+/*
+ * Fill `batch` with `contents` and commit it. Every commit creates a
+ * change, so new changes are named looking only for a ref of the same
+ * name at first: looking for refs in their way reads every loose change
+ * ref with the files backend, again after each transaction, which made
+ * each pick of a cherry-pick read them all. The transaction finds a ref
+ * in the way, or one that another process created meanwhile; then the
+ * batch is filled again, naming thoroughly, as create_change() does.
+ */
+static int record_batch(struct rewrite_batch *batch,
+			const struct batch_contents *contents,
+			struct strbuf *err)
+{
+	size_t err_len = err->len;
+	int ret;
+
+	for (;;) {
+		ret = batch_fill(batch, contents, err);
+		if (!ret)
+			ret = batch_commit(batch, err);
+		batch_clear(batch);
+		if (batch->thorough || !name_was_taken(ret))
+			return ret;
+		batch->thorough = 1;
+		strbuf_setlen(err, err_len);
+	}
+}
+
 int record_copies_and_rewrites(struct repository *r,
 			       const struct commit_rewrite *copies,
 			       size_t copies_nr,
@@ -1602,18 +1705,14 @@ int record_copies_and_rewrites(struct repository *r,
 		.reason = reason,
 		.changes = STRING_LIST_INIT_DUP,
 	};
-	int ret;
+	struct batch_contents contents = {
+		.copies = copies,
+		.copies_nr = copies_nr,
+		.rewrites = rewrites,
+		.rewrites_nr = rewrites_nr,
+	};
 
-	/* Copies first, so that their origins are the changes as they were. */
-	ret = batch_add_rewrites(&batch, copies, copies_nr, REWRITE_COPY, err);
-	if (!ret)
-		ret = batch_add_rewrites(&batch, rewrites, rewrites_nr,
-					 REWRITE_MODIFY, err);
-	if (!ret)
-		ret = batch_commit(&batch, err);
-
-	batch_clear(&batch);
-	return ret;
+	return record_batch(&batch, &contents, err);
 }
 
 int record_rewrites_and_drops(struct repository *r,
@@ -1626,17 +1725,13 @@ int record_rewrites_and_drops(struct repository *r,
 		.reason = reason,
 		.changes = STRING_LIST_INIT_DUP,
 	};
-	int ret;
+	struct batch_contents contents = {
+		.rewrites = rewrites,
+		.rewrites_nr = nr,
+		.dropped = dropped,
+	};
 
-	if (nr + dropped->nr > 1)
-		batch_hold_writes(&batch);
-	ret = batch_add_rewrites(&batch, rewrites, nr, REWRITE_MODIFY, err);
-	for (size_t i = 0; !ret && i < dropped->nr; i++)
-		ret = batch_drop(&batch, &dropped->oid[i], err);
-	if (!ret)
-		ret = batch_commit(&batch, err);
-	batch_clear(&batch);
-	return ret;
+	return record_batch(&batch, &contents, err);
 }
 
 int record_rewrites_and_move_refs(struct repository *r,
@@ -1654,32 +1749,13 @@ int record_rewrites_and_move_refs(struct repository *r,
 		.moves_nr = moves_nr,
 		.all_changes_known = 1,
 	};
-	const struct string_list_item *item;
-	int ret;
+	struct batch_contents contents = {
+		.rewrites = rewrites,
+		.rewrites_nr = nr,
+		.known_changes = known_changes,
+	};
 
-	for_each_string_list_item(item, known_changes) {
-		const struct change_head *change = item->util;
-		const struct ref_move *moved = NULL;
-		struct batch_change *added;
-
-		for (size_t i = 0; !moved && i < moves_nr; i++)
-			if (!strcmp(moves[i].refname, item->string) &&
-			    !is_null_oid(&moves[i].new))
-				moved = &moves[i];
-		added = batch_add(&batch, item->string,
-				  moved ? &moved->old : &change->head,
-				  &change->content)->util;
-		if (moved) {
-			/* Moved even if no rewrite is recorded for it. */
-			oidcpy(&added->head, &moved->new);
-			added->msg = xstrdup(reason);
-		}
-	}
-	ret = batch_add_rewrites(&batch, rewrites, nr, REWRITE_MODIFY, err);
-	if (!ret)
-		ret = batch_commit(&batch, err);
-	batch_clear(&batch);
-	return ret;
+	return record_batch(&batch, &contents, err);
 }
 
 struct change_recording {
@@ -1695,6 +1771,8 @@ struct change_recording *prepare_rewrites(struct repository *r,
 
 	rec->batch.repo = r;
 	rec->batch.reason = reason;
+	/* The caller's transaction cannot be tried again. */
+	rec->batch.thorough = 1;
 	string_list_init_dup(&rec->batch.changes);
 	if (batch_add_rewrites(&rec->batch, rewrites, nr, type, err) ||
 	    batch_release_writes(&rec->batch)) {

@@ -54,8 +54,10 @@ ratio () {
 	awk -v v="$1" -v p="$2" 'BEGIN { printf "%.3f", p / v }'
 }
 
-# time_both <vanilla command> <patched command>: time each $RUNS times
-# with hyperfine and set $v and $p to their medians, in ms.
+# time_both <vanilla command> <patched command> [<vanilla prepare>
+# <patched prepare>]: time each $RUNS times with hyperfine and set $v and
+# $p to their medians, in ms. A prepare command runs before each run of
+# its command, untimed (hyperfine --prepare).
 #
 # The speed of this machine drifts within a minute by more than the few
 # percent a benchmark is to tell: the two take turns, $ROUNDS rounds of
@@ -72,10 +74,11 @@ time_both () {
 		for tb_which in $tb_order
 		do
 			case $tb_which in
-			vanilla) tb_cmd=$1 ;;
-			patched) tb_cmd=$2 ;;
+			vanilla) tb_cmd=$1 tb_prepare=${3:-true} ;;
+			patched) tb_cmd=$2 tb_prepare=${4:-true} ;;
 			esac
 			hyperfine --shell=bash -w 3 -r $((RUNS / ROUNDS)) \
+				--prepare "$tb_prepare" \
 				--export-json "$work/time-$tb_which.$tb_round.json" \
 				"$tb_cmd" >/dev/null 2>&1
 		done

@@ -150,6 +150,36 @@ test_expect_success 'a ref in the way of the name takes the next suffix' '
 	)
 '
 
+test_expect_success 'a ref in the way of a pick takes the next suffix' '
+	git init pick-in-the-way &&
+	(
+		cd pick-in-the-way &&
+		test_commit base &&
+		git checkout -q -b side &&
+		test_commit --no-tag blocked &&
+		test_commit --no-tag "blocked packed" &&
+		git checkout -q - &&
+		git update-ref refs/metas/blocked-2/by-me HEAD &&
+		git cherry-pick side~1 &&
+		test_cmp_rev metas/blocked-3 HEAD &&
+		git update-ref refs/metas/blocked-packed-2/by-me HEAD &&
+		git pack-refs --all &&
+		git cherry-pick side &&
+		test_cmp_rev metas/blocked-packed-3 HEAD &&
+		git for-each-ref --format="%(refname)" refs/metas/ >actual &&
+		cat >expect <<-\EOF &&
+		refs/metas/base
+		refs/metas/blocked
+		refs/metas/blocked-2/by-me
+		refs/metas/blocked-3
+		refs/metas/blocked-packed
+		refs/metas/blocked-packed-2/by-me
+		refs/metas/blocked-packed-3
+		EOF
+		test_cmp expect actual
+	)
+'
+
 test_expect_success 'merge creates a change for a merge commit' '
 	git checkout -b topic one &&
 	test_commit side &&

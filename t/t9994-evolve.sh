@@ -756,6 +756,27 @@ test_expect_success 'next and prev walk a stack of changes' '
 	)
 '
 
+test_expect_success 'next and prev keep a staged change staged' '
+	(
+		cd walk &&
+		echo staged >first.t &&
+		git add first.t &&
+		git prev &&
+		test_cmp_rev HEAD first &&
+		git diff --cached --name-only >actual &&
+		echo first.t >expect &&
+		test_cmp expect actual &&
+		git next &&
+		test_cmp_rev HEAD second &&
+		git diff --cached --name-only >actual &&
+		test_cmp expect actual &&
+		git commit -q -m "with the staged change" &&
+		git show --format= --name-only HEAD >actual &&
+		test_cmp expect actual &&
+		git reset -q --hard second
+	)
+'
+
 test_expect_success 'prev goes to the newest version of the parent' '
 	(
 		cd walk &&

@@ -1981,6 +1981,15 @@ out:
 	return ret;
 }
 
+/* Whether one of the refnames `a` and `b` is a directory of the other. */
+static int refnames_nest(const char *a, const char *b)
+{
+	const char *rest;
+
+	return (skip_prefix(b, a, &rest) && *rest == '/') ||
+	       (skip_prefix(a, b, &rest) && *rest == '/');
+}
+
 int restore_change(struct repository *r, const char *name,
 		   struct strbuf *restored, struct strbuf *err)
 {
@@ -2237,10 +2246,13 @@ int rename_change(struct repository *r, const char *old, const char *new,
 		strbuf_addf(err, _("change '%s' not found"), old);
 		goto out;
 	}
-	if (!refs_reflog_exists(refs, renamed->buf)) {
+	if (!refs_reflog_exists(refs, renamed->buf) &&
+	    !refnames_nest(renamed->buf, new_refname.buf)) {
 		/*
 		 * Nothing to carry over: move it as any change moves, since
 		 * renaming a ref would start a reflog for it in reftable.
+		 * One transaction cannot delete "a" and create "a/b": that
+		 * rename is left to refs_rename_ref().
 		 */
 		struct change_move moves[2] = {
 			{ .refname = new_refname.buf, .new = &head,

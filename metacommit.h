@@ -134,7 +134,9 @@ int change_history_obsolete(struct repository *r, const struct object_id *head,
  * Returns 0 with it in `version`; 1 if the history is not that long or
  * that old, with its oldest version in `version` and in `*versions` how
  * many came after it; or -1 if a version could not be read, is malformed
- * or comes back (a cycle, made with "git replace").
+ * or comes back (a cycle, made with "git replace"). A version that
+ * replaced several (a squash, a merge of two versions) continues the
+ * first of them, whichever change held it.
  */
 int change_earlier_version(struct repository *r, const struct object_id *head,
 			   int nth, timestamp_t at_time,

@@ -608,7 +608,11 @@ test_expect_success 'a renamed change without a reflog keeps its versions' '
 		git change rename one uno >/dev/null &&
 		test_must_fail git reflog exists refs/metas/uno &&
 		test_cmp_rev metas/uno@{1} one &&
-		test_cmp_rev metas/uno@{0} HEAD
+		test_cmp_rev metas/uno@{0} HEAD &&
+		git change rename uno uno/dos >/dev/null &&
+		test_cmp_rev metas/uno/dos HEAD &&
+		git change rename uno/dos uno >/dev/null &&
+		test_cmp_rev metas/uno@{1} one
 	)
 '
 

@@ -63,6 +63,23 @@ test_expect_success 'a change@{date} is the version it held then' '
 	)
 '
 
+test_expect_success 'a change@{n} goes back further than its reflog' '
+	git init short-reflog &&
+	(
+		cd short-reflog &&
+		test_commit --no-tag one &&
+		git commit --amend -m two &&
+		git -c core.logAllRefUpdates=always commit --amend -m three &&
+		git reflog exists refs/metas/one &&
+		test_cmp_rev metas/one@{1} HEAD@{1} &&
+		test_cmp_rev metas/one@{2} HEAD@{2} &&
+		# given in full, it is a ref whose reflog answers
+		meta=$(git rev-parse "metas/one^{metacommit}") &&
+		test_cmp_rev refs/metas/one@{0} $meta &&
+		test_must_fail git rev-parse --verify -q refs/metas/one@{2}
+	)
+'
+
 test_expect_success 'a change@{n} follows a history that loops back' '
 	git init looped &&
 	(

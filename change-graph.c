@@ -443,17 +443,12 @@ static void catch_up_by_id(struct change_graph *graph)
 	string_list_clear(&noted, 1);
 }
 
+/* Give each change of the tables its item, once they are filled. */
 static void load_items(struct change_graph *graph)
 {
 	struct string_list refnames = STRING_LIST_INIT_NODUP;
 	struct string_list_item *name;
 
-	graph->peel = change_peel_cache_load(graph->repo);
-	change_peel_cache_serve(graph->peel, &graph->table);
-	change_peel_cache_serve(graph->peel, &graph->remote_table);
-	change_table_add_all_visible(&graph->table, graph->repo);
-	change_table_add_kinds(&graph->remote_table, graph->repo,
-			       CHANGE_KIND_REMOTE);
 	catch_up_with_remotes(graph);
 	catch_up_by_id(graph);
 	change_table_refnames(&graph->table, &refnames);
@@ -600,16 +595,12 @@ static void mark_caught_up_by_id(struct change_graph *graph,
 					   item, 1);
 }
 
-void change_graph_load(struct change_graph *graph)
+/* Find the commits that the changes of the filled tables make obsolete. */
+static void load_from_tables(struct change_graph *graph)
 {
 	struct string_list refnames = STRING_LIST_INIT_NODUP;
 	struct string_list_item *name;
 
-	/*
-	 * Costs every change: tests check which commands avoid it, by the
-	 * name of this region, which it kept when it moved from evolve.c.
-	 */
-	trace2_region_enter("evolve", "load_changes", graph->repo);
 	load_items(graph);
 	change_table_refnames(&graph->table, &refnames);
 	for_each_string_list_item(name, &refnames) {
@@ -625,7 +616,66 @@ void change_graph_load(struct change_graph *graph)
 	}
 	string_list_clear(&refnames, 0);
 	add_remote_versions(graph);
+}
+
+void change_graph_load(struct change_graph *graph)
+{
+	/*
+	 * Costs every change: tests check which commands avoid it, by the
+	 * name of this region, which it kept when it moved from evolve.c.
+	 */
+	trace2_region_enter("evolve", "load_changes", graph->repo);
+	graph->peel = change_peel_cache_load(graph->repo);
+	change_peel_cache_serve(graph->peel, &graph->table);
+	change_peel_cache_serve(graph->peel, &graph->remote_table);
+	change_table_add_all_visible(&graph->table, graph->repo);
+	change_table_add_kinds(&graph->remote_table, graph->repo,
+			       CHANGE_KIND_REMOTE);
+	load_from_tables(graph);
 	trace2_region_leave("evolve", "load_changes", graph->repo);
+}
+
+struct add_remote_ref_cb {
+	struct change_graph *graph;
+	const char *name;
+	struct strbuf refname;
+};
+
+static int add_remote_ref(struct remote *remote, void *data)
+{
+	struct add_remote_ref_cb *cb = data;
+
+	strbuf_reset(&cb->refname);
+	strbuf_addf(&cb->refname, "refs/remotes/%s/metas/%s", remote->name,
+		    cb->name);
+	change_table_add_ref(&cb->graph->remote_table, cb->graph->repo,
+			     cb->refname.buf);
+	return 0;
+}
+
+void change_graph_load_changes(struct change_graph *graph,
+			       const struct string_list *refnames)
+{
+	struct add_remote_ref_cb cb = {
+		.graph = graph,
+		.refname = STRBUF_INIT,
+	};
+	const struct string_list_item *item;
+
+	/*
+	 * A few heads: read from the objects, which costs less than
+	 * loading the cache of what every head is.
+	 */
+	trace2_region_enter("evolve", "load_some_changes", graph->repo);
+	for_each_string_list_item(item, refnames) {
+		if (!skip_prefix(item->string, CHANGES_REF_PREFIX, &cb.name))
+			continue;
+		change_table_add_ref(&graph->table, graph->repo, item->string);
+		for_each_remote(add_remote_ref, &cb);
+	}
+	load_from_tables(graph);
+	strbuf_release(&cb.refname);
+	trace2_region_leave("evolve", "load_some_changes", graph->repo);
 }
 
 const char *change_node_name(struct change_node *item)
@@ -1370,8 +1420,11 @@ void obslog_entries_release(struct obslog_entry *entries, size_t nr)
 struct obsolete_finder {
 	struct repository *repo;
 	struct content_index_cache index;
+	/* Every change, loaded when the changes of a commit do not tell. */
 	struct change_graph graph;
 	unsigned loaded:1;
+	/* The name of the change last found. */
+	struct strbuf change;
 };
 
 struct obsolete_finder *obsolete_finder_new(struct repository *r)
@@ -1379,6 +1432,7 @@ struct obsolete_finder *obsolete_finder_new(struct repository *r)
 	struct obsolete_finder *finder = xcalloc(1, sizeof(*finder));
 
 	finder->repo = r;
+	strbuf_init(&finder->change, 0);
 	return finder;
 }
 
@@ -1389,6 +1443,7 @@ void obsolete_finder_free(struct obsolete_finder *finder)
 	if (finder->loaded)
 		change_graph_release(&finder->graph);
 	content_index_cache_release(&finder->index);
+	strbuf_release(&finder->change);
 	free(finder);
 }
 
@@ -1470,29 +1525,80 @@ static int may_be_obsolete(struct obsolete_finder *finder,
 	return ret;
 }
 
+/*
+ * Look `commit` up in `graph`: the name of the change holding its newest
+ * version goes in `change` (or the remote version a local change is
+ * behind), and how many versions came after it in `behind`.
+ */
+static int graph_obsolete(struct change_graph *graph,
+			  const struct object_id *commit,
+			  struct strbuf *change, unsigned *behind)
+{
+	struct obsolete_commit *obsolete = oidmap_get(&graph->obsolete, commit);
+	struct string_list_item *caught_up;
+	const char *name;
+
+	if (!obsolete)
+		return 0;
+	name = obsolete->newest->refnames.items[0].string;
+	/* A local change behind a remote version is not there yet: name that. */
+	caught_up = string_list_lookup(&graph->caught_up, name);
+	if (caught_up && ((struct caught_up *)caught_up->util)->remote_refname)
+		name = ((struct caught_up *)caught_up->util)->remote_refname;
+	strbuf_reset(change);
+	strbuf_addstr(change, name);
+	*behind = obsolete->behind;
+	return 1;
+}
+
+/*
+ * Whether the changes that held `commit` (and their remote versions)
+ * make it obsolete, as the graph of every change would say: the newest
+ * version of an amended commit is almost always in the change that held
+ * it, and loading those costs what they hold, not what the repository
+ * does.
+ */
+static int obsolete_by_holders(struct obsolete_finder *finder,
+			       const struct object_id *commit,
+			       unsigned *behind)
+{
+	struct string_list listed = STRING_LIST_INIT_DUP;
+	struct change_graph graph;
+	int found;
+
+	content_index_listed(finder->repo, &finder->index, commit, &listed);
+	string_list_sort(&listed);
+	change_graph_init(&graph, finder->repo);
+	change_graph_load_changes(&graph, &listed);
+	found = graph_obsolete(&graph, commit, &finder->change, behind);
+	change_graph_release(&graph);
+	string_list_clear(&listed, 0);
+	return found;
+}
+
 int obsolete_finder_lookup(struct obsolete_finder *finder,
 			   const struct object_id *commit,
 			   const char **change, unsigned *behind)
 {
-	struct obsolete_commit *obsolete;
-	struct string_list_item *caught_up;
-
 	if (!may_be_obsolete(finder, commit))
 		return 0;
+	if (obsolete_by_holders(finder, commit, behind)) {
+		*change = finder->change.buf;
+		return 1;
+	}
+	/*
+	 * The change that held it is gone or was set elsewhere: another
+	 * change may have taken it in (a squash), which only the graph of
+	 * every change tells.
+	 */
 	if (!finder->loaded) {
 		change_graph_init(&finder->graph, finder->repo);
 		change_graph_load(&finder->graph);
 		finder->loaded = 1;
 	}
-	obsolete = oidmap_get(&finder->graph.obsolete, commit);
-	if (!obsolete)
+	if (!graph_obsolete(&finder->graph, commit, &finder->change, behind))
 		return 0;
-	*change = obsolete->newest->refnames.items[0].string;
-	*behind = obsolete->behind;
-	/* A local change behind a remote version is not there yet: name that. */
-	caught_up = string_list_lookup(&finder->graph.caught_up, *change);
-	if (caught_up && ((struct caught_up *)caught_up->util)->remote_refname)
-		*change = ((struct caught_up *)caught_up->util)->remote_refname;
+	*change = finder->change.buf;
 	return 1;
 }
 

@@ -178,6 +178,17 @@ struct caught_up *change_graph_caught_up_by_id(struct change_graph *graph,
 void change_graph_load(struct change_graph *graph);
 
 /*
+ * Load only the local changes `refnames` (refs/metas/..., others are
+ * skipped), with the versions of the same names fetched from each
+ * configured remote, and find the commits they make obsolete: the graph
+ * then answers as a loaded one does about the commits their histories
+ * hold, but that a change left out may replace them too (a divergence
+ * it does not see), at the cost of those changes alone.
+ */
+void change_graph_load_changes(struct change_graph *graph,
+			       const struct string_list *refnames);
+
+/*
  * The name of the (first) change of `item`, as users write it:
  * "metas/foo", or "origin/metas/foo" for a remote version.
  */
@@ -357,14 +368,18 @@ unsigned obslog_changes(struct repository *r, const struct obslog_entry *entry);
  * For "git log --decorate": whether commits are obsolete, i.e. replaced,
  * in the history of a change under refs/metas/ or of a remote's, by a
  * newer version, and are not themselves the commit of a change (unless
- * that change is behind its remote version). Knowing that for sure means
- * walking the history of every change; the finder does that once, and
- * only when it is asked about a commit that may be obsolete: one the
- * content index lists for a change whose commit it no longer is, or the
- * commit of a change that a remote has at another version. Others cost a
- * look at a cached index bucket, and a ref read per remote for the
- * commits of changes. (So obsolete versions of changes that only came by
- * fetch or update-ref, and no local change ever held, are not found.)
+ * that change is behind its remote version). Only a commit that may be
+ * obsolete is looked into: one the content index lists for a change
+ * whose commit it no longer is, or the commit of a change that a remote
+ * has at another version. Others cost a look at a cached index bucket,
+ * and a ref read per remote for the commits of changes. (So obsolete
+ * versions of changes that only came by fetch or update-ref, and no
+ * local change ever held, are not found.) For one that may be, the
+ * histories of the changes the index lists for it (and of their remote
+ * versions) are walked; only if they do not replace it is the history of
+ * every change walked, once, to find the change that took it in (say a
+ * squash). So when two changes replace a commit, the one that held it
+ * is named, not the first by name.
  */
 struct obsolete_finder;
 struct obsolete_finder *obsolete_finder_new(struct repository *r);
@@ -372,8 +387,8 @@ void obsolete_finder_free(struct obsolete_finder *finder);
 
 /*
  * Whether `commit` is obsolete: then `change` is set to the refname of
- * (one of) the changes holding its newest version, valid until the finder
- * is freed, and `behind` to how many versions came after it (along one
+ * (one of) the changes holding its newest version, valid until the next
+ * lookup, and `behind` to how many versions came after it (along one
  * path of the change's history).
  */
 int obsolete_finder_lookup(struct obsolete_finder *finder,

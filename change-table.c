@@ -237,6 +237,23 @@ void change_table_add_kinds(struct change_table *table, struct repository *r,
 	for_each_change_ref(r, kinds, add_change_ref, &cb);
 }
 
+void change_table_add_ref(struct change_table *table, struct repository *r,
+			  const char *refname)
+{
+	struct add_change_cb cb = {
+		.table = table,
+		.repo = r,
+	};
+	struct object_id oid;
+	struct reference ref = {
+		.name = refname,
+		.oid = &oid,
+	};
+
+	if (!refs_read_ref(get_main_ref_store(r), refname, &oid))
+		add_change_ref(&ref, &cb);
+}
+
 struct collect_refnames_cb {
 	struct repository *repo;
 	struct string_list *out;

@@ -79,6 +79,15 @@ int change_table_add(struct change_table *table, struct repository *r,
 void change_table_add_all_visible(struct change_table *table,
 				  struct repository *r);
 
+/*
+ * Add the change `refname` if it exists (a ref that points to no commit,
+ * or to a malformed metacommit, is skipped with a warning, as the
+ * functions that add every change skip it): for the questions about a
+ * few changes, which must not cost every change.
+ */
+void change_table_add_ref(struct change_table *table, struct repository *r,
+			  const char *refname);
+
 #define CHANGE_KIND_LOCAL  (1 << 0) /* refs/metas/ */
 #define CHANGE_KIND_REMOTE (1 << 1) /* refs/remotes/<remote>/metas/ */
 #define CHANGE_KIND_HIDDEN (1 << 2) /* refs/hiddenmetas/ */

@@ -509,9 +509,13 @@ test_expect_success 'log --decorate marks obsolete commits' '
 		test_cmp expect actual &&
 		test_tick &&
 		git commit -q --amend -m "the change, once more" &&
-		git log --decorate --format="%D" -1 v1 >actual &&
+		GIT_TRACE2_EVENT="$(pwd)/amended.event" \
+			git log --decorate --format="%D" -1 v1 >actual &&
 		echo "obsolete, 2 commits behind metas/change, tag: v1" >expect &&
 		test_cmp expect actual &&
+		# the change that held it tells, without reading every change
+		test_region evolve load_some_changes amended.event &&
+		test_region ! evolve load_changes amended.event &&
 		git log --decorate --format="%D" -1 v2 >actual &&
 		echo "obsolete, 1 commit behind metas/change, tag: v2" >expect &&
 		test_cmp expect actual &&
@@ -523,9 +527,12 @@ test_expect_success 'log --decorate marks obsolete commits' '
 		echo "metas/change" >expect &&
 		test_cmp expect actual &&
 		git change rename change renamed &&
-		git log --decorate --format="%D" v2 >actual &&
+		GIT_TRACE2_EVENT="$(pwd)/renamed.event" \
+			git log --decorate --format="%D" v2 >actual &&
 		echo "obsolete, 1 commit behind metas/renamed, tag: v2" >expect &&
-		test_cmp expect actual
+		test_cmp expect actual &&
+		# the change that held it is gone: every change is read
+		test_region evolve load_changes renamed.event
 	)
 '
 

@@ -382,7 +382,8 @@ test_expect_success 'a local change behind its remote version is marked so' '
 		GIT_TRACE2_EVENT="$(pwd)/behind.event" \
 			git log -1 --decorate=short --format=%d HEAD >actual &&
 		test_grep "(obsolete, 1 commit behind origin/metas/add-parser, " actual &&
-		test_region evolve load_changes behind.event &&
+		test_region evolve load_some_changes behind.event &&
+		test_region ! evolve load_changes behind.event &&
 		git log -1 --decorate=full --format=%d HEAD >actual &&
 		test_grep "(obsolete, 1 commit behind refs/remotes/origin/metas/add-parser, " actual &&
 		git evolve >/dev/null &&

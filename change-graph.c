@@ -1560,14 +1560,20 @@ static int graph_obsolete(struct change_graph *graph,
  */
 static int obsolete_by_holders(struct obsolete_finder *finder,
 			       const struct object_id *commit,
+			       const struct string_list *holders,
 			       unsigned *behind)
 {
 	struct string_list listed = STRING_LIST_INIT_DUP;
+	const struct string_list_item *holder;
 	struct change_graph graph;
 	int found;
 
 	content_index_listed(finder->repo, &finder->index, commit, &listed);
+	/* A change that holds it makes it no obsolete one, indexed or not. */
+	for_each_string_list_item(holder, holders)
+		string_list_append(&listed, holder->string);
 	string_list_sort(&listed);
+	string_list_remove_duplicates(&listed, 0);
 	change_graph_init(&graph, finder->repo);
 	change_graph_load_changes(&graph, &listed);
 	found = graph_obsolete(&graph, commit, &finder->change, behind);
@@ -1578,11 +1584,12 @@ static int obsolete_by_holders(struct obsolete_finder *finder,
 
 int obsolete_finder_lookup(struct obsolete_finder *finder,
 			   const struct object_id *commit,
+			   const struct string_list *holders,
 			   const char **change, unsigned *behind)
 {
 	if (!may_be_obsolete(finder, commit))
 		return 0;
-	if (obsolete_by_holders(finder, commit, behind)) {
+	if (obsolete_by_holders(finder, commit, holders, behind)) {
 		*change = finder->change.buf;
 		return 1;
 	}

@@ -1,7 +1,7 @@
 /*
  * The cache of what the heads of changes are (see change-peel.h).
  *
- * $GIT_COMMON_DIR/metas-peeled holds "MPC2", the format id of the hash,
+ * $GIT_COMMON_DIR/metas-peeled holds "MPC3", the format id of the hash,
  * the number of records and the number of obsolete commits (4 bytes each,
  * network order), a fan-out table of 256 cumulative counts by the first
  * byte of the head (as in a pack index), the records sorted by head, then
@@ -10,6 +10,9 @@
  * commit cannot hold itself), then, 4 bytes each, its flags, where its
  * obsolete commits start and how many there are. An obsolete commit is
  * its object name, raw, and how many versions came after it (4 bytes).
+ * Last comes the reverse index: the position of each record (4 bytes),
+ * ordered by what the records peel to, then by head, so that the heads
+ * holding a commit are found from the commit (change_peel_cache_holders()).
  * Only heads that are commits holding commits are kept. Looking a head
  * up is a binary search in the file as read, so that loading the cache
  * of 100,000 changes costs one read, not 100,000 insertions.
@@ -46,11 +49,12 @@
 #include "replace-object.h"
 #include "repository.h"
 #include "strbuf.h"
+#include "string-list.h"
 #include "trace2.h"
 #include "wrapper.h"
 
 #define PEEL_CACHE_FILE "metas-peeled"
-#define PEEL_CACHE_MAGIC "MPC2"
+#define PEEL_CACHE_MAGIC "MPC3"
 #define PEEL_CACHE_HEADER_LEN 16
 #define PEEL_CACHE_FANOUT_LEN (256 * 4)
 
@@ -69,14 +73,40 @@ struct learned_head {
 	size_t obsolete_nr;
 };
 
+/* A change deferred by change_peel_cache_defer(). */
+struct deferred_change {
+	/* The first 8 bytes of its head, to sort by. */
+	uint64_t key;
+	/* Which head of `deferred_heads` is its head. */
+	size_t head;
+	/* Where its refname starts in `deferred_names`. */
+	size_t refname;
+};
+
 struct change_peel_cache {
 	struct repository *repo;
-	/* The file as read, and where its records start. */
+	/*
+	 * The file as read (`map` if it is mapped, else `file` holds
+	 * it), and where its parts start.
+	 */
+	const unsigned char *data;
+	size_t len;
+	void *map;
 	struct strbuf file;
 	const unsigned char *records;
 	const unsigned char *fanout;
 	const unsigned char *obsolete;
+	const unsigned char *reverse;
 	size_t nr, obsolete_nr;
+	/*
+	 * The changes deferred, sorted by head once all are, and
+	 * their heads (raw) and refnames (NUL-terminated), one after
+	 * the other.
+	 */
+	struct deferred_change *deferred;
+	size_t deferred_nr, deferred_alloc;
+	struct strbuf deferred_heads;
+	struct strbuf deferred_names;
 	/* Which records were asked (one bit each), and how many. */
 	unsigned char *asked;
 	size_t asked_nr;
@@ -84,6 +114,8 @@ struct change_peel_cache {
 	struct oidmap learned;
 	/* Heads that could not be learned: not read again for that. */
 	struct oidset unlearnable;
+	/* How many were learned when the file was last written. */
+	size_t learned_flushed;
 };
 
 static size_t record_size(const struct change_peel_cache *cache)
@@ -105,14 +137,14 @@ static void header(struct repository *r, size_t nr, size_t obsolete_nr,
 	put_be32(out + 12, obsolete_nr);
 }
 
-/* Whether the file read into `cache->file` adds up; take it if so. */
+/* Whether the file read (`data`, `len`) adds up; take it if so. */
 static int check_file(struct change_peel_cache *cache)
 {
-	const unsigned char *p = (const unsigned char *)cache->file.buf;
+	const unsigned char *p = cache->data;
 	unsigned char expect[PEEL_CACHE_HEADER_LEN];
 	size_t nr, obsolete_nr, prev = 0;
 
-	if (cache->file.len < PEEL_CACHE_HEADER_LEN + PEEL_CACHE_FANOUT_LEN)
+	if (cache->len < PEEL_CACHE_HEADER_LEN + PEEL_CACHE_FANOUT_LEN)
 		return -1;
 	nr = get_be32(p + 8);
 	obsolete_nr = get_be32(p + 12);
@@ -122,8 +154,11 @@ static int check_file(struct change_peel_cache *cache)
 	    unsigned_mult_overflows(obsolete_nr, obsolete_size(cache)) ||
 	    unsigned_add_overflows(nr * record_size(cache),
 				   obsolete_nr * obsolete_size(cache)) ||
-	    cache->file.len - PEEL_CACHE_HEADER_LEN - PEEL_CACHE_FANOUT_LEN !=
-	    nr * record_size(cache) + obsolete_nr * obsolete_size(cache))
+	    unsigned_add_overflows(nr * record_size(cache) +
+				   obsolete_nr * obsolete_size(cache), nr * 4) ||
+	    cache->len - PEEL_CACHE_HEADER_LEN - PEEL_CACHE_FANOUT_LEN !=
+	    nr * record_size(cache) + obsolete_nr * obsolete_size(cache) +
+	    nr * 4)
 		return -1;
 	for (int i = 0; i < 256; i++) {
 		size_t count = get_be32(p + PEEL_CACHE_HEADER_LEN + 4 * i);
@@ -137,6 +172,7 @@ static int check_file(struct change_peel_cache *cache)
 	cache->fanout = p + PEEL_CACHE_HEADER_LEN;
 	cache->records = cache->fanout + PEEL_CACHE_FANOUT_LEN;
 	cache->obsolete = cache->records + nr * record_size(cache);
+	cache->reverse = cache->obsolete + obsolete_nr * obsolete_size(cache);
 	cache->nr = nr;
 	cache->obsolete_nr = obsolete_nr;
 	cache->asked = xcalloc(1, nr / 8 + 1);
@@ -155,6 +191,47 @@ static int objects_replaced(struct repository *r)
 	return !!oidmap_get_size(&r->objects->replace_map);
 }
 
+/*
+ * Map the file at `path`, or read it where a mapped file cannot be
+ * replaced (as the cache may be while it is read).
+ */
+static void read_file(struct change_peel_cache *cache, const char *path)
+{
+#ifndef MMAP_PREVENTS_DELETE
+	struct stat st;
+	int fd = git_open(path);
+
+	if (fd < 0)
+		return;
+	if (!fstat(fd, &st) && st.st_size > 0 &&
+	    (uintmax_t)st.st_size <= SIZE_MAX) {
+		cache->len = st.st_size;
+		cache->map = xmmap_gently(NULL, cache->len, PROT_READ,
+					  MAP_PRIVATE, fd, 0);
+		if (cache->map == MAP_FAILED)
+			cache->map = NULL;
+		cache->data = cache->map;
+	}
+	close(fd);
+#else
+	if (strbuf_read_file(&cache->file, path, 0) >= 0) {
+		cache->data = (const unsigned char *)cache->file.buf;
+		cache->len = cache->file.len;
+	}
+#endif
+}
+
+/* Forget the file read. */
+static void release_file(struct change_peel_cache *cache)
+{
+	if (cache->map)
+		munmap(cache->map, cache->len);
+	cache->map = NULL;
+	strbuf_release(&cache->file);
+	cache->data = NULL;
+	cache->len = 0;
+}
+
 struct change_peel_cache *change_peel_cache_load(struct repository *r)
 {
 	struct change_peel_cache *cache;
@@ -168,8 +245,11 @@ struct change_peel_cache *change_peel_cache_load(struct repository *r)
 	strbuf_init(&cache->file, 0);
 	oidmap_init(&cache->learned, 0);
 	oidset_init(&cache->unlearnable, 0);
-	if (strbuf_read_file(&cache->file, path, 0) >= 0 && check_file(cache))
-		strbuf_release(&cache->file);
+	strbuf_init(&cache->deferred_heads, 0);
+	strbuf_init(&cache->deferred_names, 0);
+	read_file(cache, path);
+	if (cache->data && check_file(cache))
+		release_file(cache);
 	free(path);
 	return cache;
 }
@@ -180,7 +260,7 @@ static ssize_t find_record(struct change_peel_cache *cache,
 {
 	uint32_t pos;
 
-	/* The fan-out is 4-aligned: 16 bytes into a malloc()ed buffer. */
+	/* The fan-out is 4-aligned: 16 bytes into a mapped or malloc()ed buffer. */
 	if (!cache->nr ||
 	    !bsearch_hash(head->hash, (const uint32_t *)cache->fanout,
 			  cache->records, record_size(cache), &pos))
@@ -490,6 +570,43 @@ static size_t collect_records(struct change_peel_cache *cache,
 	return nr;
 }
 
+struct reverse_order {
+	const struct peel_record *records;
+	size_t rawsz;
+};
+
+static int compare_peeled(const void *a, const void *b, void *data)
+{
+	const struct reverse_order *order = data;
+	const struct peel_record *x = &order->records[*(const uint32_t *)a];
+	const struct peel_record *y = &order->records[*(const uint32_t *)b];
+	int cmp = memcmp(x->peeled, y->peeled, order->rawsz);
+
+	return cmp ? cmp : memcmp(x->head, y->head, order->rawsz);
+}
+
+/* Append the reverse index of the `nr` `records` (see above) to `out`. */
+static void add_reverse_index(const struct peel_record *records, size_t nr,
+			      size_t rawsz, struct strbuf *out)
+{
+	struct reverse_order order = {
+		.records = records,
+		.rawsz = rawsz,
+	};
+	uint32_t *positions;
+	unsigned char buf[4];
+
+	ALLOC_ARRAY(positions, nr);
+	for (size_t i = 0; i < nr; i++)
+		positions[i] = i;
+	QSORT_S(positions, nr, compare_peeled, &order);
+	for (size_t i = 0; i < nr; i++) {
+		put_be32(buf, positions[i]);
+		strbuf_add(out, buf, 4);
+	}
+	free(positions);
+}
+
 static void write_cache(struct change_peel_cache *cache,
 			int asked_every_change)
 {
@@ -536,6 +653,7 @@ static void write_cache(struct change_peel_cache *cache,
 		if (records[i].obsolete_nr)
 			strbuf_add(&out, records[i].obsolete,
 				   records[i].obsolete_nr * (rawsz + 4));
+	add_reverse_index(records, nr, rawsz, &out);
 	if (write_in_full(get_lock_file_fd(&lock), out.buf, out.len) < 0)
 		rollback_lock_file(&lock);
 	else
@@ -546,19 +664,251 @@ out:
 	free(path);
 }
 
+void change_peel_cache_flush(struct change_peel_cache *cache,
+			     int asked_every_change)
+{
+	size_t learned;
+
+	if (!cache)
+		return;
+	learned = oidmap_get_size(&cache->learned);
+	if (learned == cache->learned_flushed)
+		return;
+	/* How many heads were read: tests check that a warm cache reads none. */
+	trace2_data_intmax("change-peel", cache->repo, "learned", learned);
+	write_cache(cache, asked_every_change);
+	cache->learned_flushed = learned;
+}
+
 void change_peel_cache_release(struct change_peel_cache *cache,
-				int asked_every_change)
+			       int asked_every_change)
 {
 	if (!cache)
 		return;
-	/* How many heads were read: tests check that a warm cache reads none. */
-	trace2_data_intmax("change-peel", cache->repo, "learned",
-			   oidmap_get_size(&cache->learned));
-	if (oidmap_get_size(&cache->learned))
-		write_cache(cache, asked_every_change);
+	if (!oidmap_get_size(&cache->learned))
+		trace2_data_intmax("change-peel", cache->repo, "learned", 0);
+	change_peel_cache_flush(cache, asked_every_change);
 	oidmap_clear_with_free(&cache->learned, free_learned);
 	oidset_clear(&cache->unlearnable);
 	free(cache->asked);
-	strbuf_release(&cache->file);
+	free(cache->deferred);
+	strbuf_release(&cache->deferred_heads);
+	strbuf_release(&cache->deferred_names);
+	release_file(cache);
 	free(cache);
+}
+
+void change_peel_cache_defer(struct change_peel_cache *cache,
+			     const char *refname, const struct object_id *head)
+{
+	size_t rawsz = cache->repo->hash_algo->rawsz;
+	struct deferred_change *deferred;
+
+	if (!cache->deferred_alloc) {
+		/* Room for as many changes as the file knows, at once. */
+		cache->deferred_alloc = cache->nr + 64;
+		ALLOC_ARRAY(cache->deferred, cache->deferred_alloc);
+		strbuf_grow(&cache->deferred_heads,
+			    st_mult(cache->deferred_alloc, rawsz));
+		strbuf_grow(&cache->deferred_names,
+			    st_mult(cache->deferred_alloc, 24));
+	}
+	ALLOC_GROW(cache->deferred, cache->deferred_nr + 1,
+		   cache->deferred_alloc);
+	deferred = &cache->deferred[cache->deferred_nr++];
+	deferred->key = get_be64(head->hash);
+	deferred->head = cache->deferred_heads.len / rawsz;
+	deferred->refname = cache->deferred_names.len;
+	strbuf_add(&cache->deferred_heads, head->hash, rawsz);
+	strbuf_add(&cache->deferred_names, refname, strlen(refname) + 1);
+}
+
+static const unsigned char *deferred_head(struct change_peel_cache *cache,
+					  const struct deferred_change *deferred)
+{
+	return (const unsigned char *)cache->deferred_heads.buf +
+		deferred->head * cache->repo->hash_algo->rawsz;
+}
+
+static int compare_deferred(const void *a, const void *b, void *data)
+{
+	const struct deferred_change *x = a, *y = b;
+	struct change_peel_cache *cache = data;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return memcmp(deferred_head(cache, x), deferred_head(cache, y),
+		      cache->repo->hash_algo->rawsz);
+}
+
+/*
+ * Sort the deferred changes by head: by first byte, as the records are
+ * (see the fan-out), then each run of the same first byte, which is
+ * small enough to be sorted within the processor's caches.
+ */
+static void sort_deferred(struct change_peel_cache *cache)
+{
+	size_t start[257] = { 0 };
+	struct deferred_change *sorted;
+
+	for (size_t i = 0; i < cache->deferred_nr; i++)
+		start[(cache->deferred[i].key >> 56) + 1]++;
+	for (int b = 0; b < 256; b++)
+		start[b + 1] += start[b];
+	ALLOC_ARRAY(sorted, cache->deferred_nr);
+	for (size_t i = 0; i < cache->deferred_nr; i++)
+		sorted[start[cache->deferred[i].key >> 56]++] =
+			cache->deferred[i];
+	free(cache->deferred);
+	cache->deferred = sorted;
+	cache->deferred_alloc = cache->deferred_nr;
+	/* Each start is now where the next first byte starts. */
+	for (size_t b = 0, from = 0; b < 256; from = start[b++])
+		QSORT_S(sorted + from, start[b] - from, compare_deferred,
+			cache);
+}
+
+static const unsigned char *record_head(struct change_peel_cache *cache,
+					size_t i)
+{
+	return cache->records + i * record_size(cache);
+}
+
+static const unsigned char *record_peeled(struct change_peel_cache *cache,
+					  size_t i)
+{
+	return record_head(cache, i) + cache->repo->hash_algo->rawsz;
+}
+
+/*
+ * memcmp() of two object names, raw, but faster: most differ in their
+ * first 8 bytes, compared as one number.
+ */
+static int compare_hashes(const unsigned char *a, const unsigned char *b,
+			  size_t rawsz)
+{
+	uint64_t x = get_be64(a), y = get_be64(b);
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return memcmp(a, b, rawsz);
+}
+
+/* How the head of the record `i` sorts against that of `deferred`. */
+static int compare_record_head(struct change_peel_cache *cache, size_t i,
+			       const struct deferred_change *deferred)
+{
+	return compare_hashes(record_head(cache, i),
+			      deferred_head(cache, deferred),
+			      cache->repo->hash_algo->rawsz);
+}
+
+void change_peel_cache_defer_done(struct change_peel_cache *cache,
+				  change_peel_unknown_fn fn, void *data)
+{
+	size_t record = 0, kept = 0;
+
+	/*
+	 * The deferred changes and the records both sorted by head, one
+	 * pass over each finds which heads the file knows: less than a
+	 * search of the file for each change, whose reads all miss the
+	 * processor's caches at 100,000 changes.
+	 */
+	sort_deferred(cache);
+	for (size_t i = 0; i < cache->deferred_nr; i++) {
+		struct deferred_change *deferred = &cache->deferred[i];
+		const unsigned char *head = deferred_head(cache, deferred);
+		int cmp = -1;
+
+		while (record < cache->nr &&
+		       (cmp = compare_record_head(cache, record, deferred)) < 0)
+			record++;
+		if (record < cache->nr && !cmp) {
+			mark_asked(cache, record);
+			cache->deferred[kept++] = *deferred;
+		} else {
+			struct object_id oid;
+
+			oidread(&oid, head, cache->repo->hash_algo);
+			fn(cache->deferred_names.buf + deferred->refname, &oid,
+			   data);
+		}
+	}
+	cache->deferred_nr = kept;
+	/* How many wait for their commit to be shown: tests check it. */
+	trace2_data_intmax("change-peel", cache->repo, "deferred", kept);
+}
+
+/* The first deferred change whose head is `head`, or deferred_nr. */
+static size_t find_deferred(struct change_peel_cache *cache,
+			    const unsigned char *head)
+{
+	size_t rawsz = cache->repo->hash_algo->rawsz;
+	size_t lo = 0, hi = cache->deferred_nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (compare_hashes(deferred_head(cache, &cache->deferred[mid]),
+				   head, rawsz) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The first place in the reverse index of a record that peels to `commit`. */
+static size_t find_reverse(struct change_peel_cache *cache,
+			   const struct object_id *commit)
+{
+	size_t rawsz = cache->repo->hash_algo->rawsz;
+	size_t lo = 0, hi = cache->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		size_t record = get_be32(cache->reverse + 4 * mid);
+
+		/* A file that lies finds nothing beyond the lie. */
+		if (record >= cache->nr)
+			return cache->nr;
+		if (compare_hashes(record_peeled(cache, record), commit->hash,
+				   rawsz) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void change_peel_cache_holders(struct change_peel_cache *cache,
+			       const struct object_id *commit,
+			       change_peel_holder_fn fn, void *data)
+{
+	size_t rawsz = cache->repo->hash_algo->rawsz;
+	struct string_list refnames = STRING_LIST_INIT_NODUP;
+	struct string_list_item *item;
+
+	if (!cache->deferred_nr)
+		return;
+	for (size_t i = find_reverse(cache, commit); i < cache->nr; i++) {
+		size_t record = get_be32(cache->reverse + 4 * i);
+		const unsigned char *head;
+
+		if (record >= cache->nr ||
+		    memcmp(record_peeled(cache, record), commit->hash, rawsz))
+			break;
+		head = record_head(cache, record);
+		for (size_t d = find_deferred(cache, head);
+		     d < cache->deferred_nr &&
+		     !memcmp(deferred_head(cache, &cache->deferred[d]), head,
+			     rawsz); d++)
+			string_list_append(&refnames, cache->deferred_names.buf +
+					   cache->deferred[d].refname);
+	}
+	string_list_sort(&refnames);
+	string_list_remove_duplicates(&refnames, 0);
+	for_each_string_list_item(item, &refnames)
+		fn(item->string, data);
+	string_list_clear(&refnames, 0);
 }

@@ -78,12 +78,44 @@ void change_head_facts_obsolete(struct change_peel_cache *cache,
 				change_obsolete_fn fn, void *data);
 
 /*
- * Free the cache (or NULL), first writing it back if it learned
- * anything, the lock can be had at once (a cache is never worth waiting
- * for) and optional locks are wanted. If `asked_every_change` (the
- * caller asked for the head of every change), the records it did not
- * ask for are dropped when they are most of the file.
+ * For "git log --decorate", which needs to know what a change holds only
+ * for the commits it shows: defer each change (the ref `refname` at
+ * `head`), without reading anything, then call
+ * change_peel_cache_defer_done(), which calls `fn` for each deferred
+ * change whose head the cache does not know (peel it now, say with
+ * change_peel_cache_commit()), and keeps the others for
+ * change_peel_cache_holders() to find from the commit they hold.
  */
+typedef void (*change_peel_unknown_fn)(const char *refname,
+				       const struct object_id *head,
+				       void *data);
+void change_peel_cache_defer(struct change_peel_cache *cache,
+			     const char *refname, const struct object_id *head);
+void change_peel_cache_defer_done(struct change_peel_cache *cache,
+				  change_peel_unknown_fn fn, void *data);
+
+/*
+ * Call `fn` with the refname of each deferred change whose head the
+ * cache knows to hold `commit`, in refname order. Costs a search of the
+ * cache, whatever the number of changes.
+ */
+typedef void (*change_peel_holder_fn)(const char *refname, void *data);
+void change_peel_cache_holders(struct change_peel_cache *cache,
+			       const struct object_id *commit,
+			       change_peel_holder_fn fn, void *data);
+
+/*
+ * Write the cache (or NULL) back if it learned anything since it was
+ * read or last written, the lock can be had at once (a cache is never
+ * worth waiting for) and optional locks are wanted. If
+ * `asked_every_change` (the caller asked for the head of every change),
+ * the records it did not ask for are dropped when they are most of the
+ * file.
+ */
+void change_peel_cache_flush(struct change_peel_cache *cache,
+			     int asked_every_change);
+
+/* Flush the cache (or NULL) as above, and free it. */
 void change_peel_cache_release(struct change_peel_cache *cache,
 			       int asked_every_change);
 

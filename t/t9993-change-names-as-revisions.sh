@@ -439,6 +439,79 @@ test_expect_success 'log --decorate keeps what change heads peel to in a cache' 
 	)
 '
 
+test_expect_success 'log --decorate finds the changes of the commits it shows' '
+	git init -b main deferred &&
+	(
+		cd deferred &&
+		test_commit --no-tag base &&
+		git tag -a -m annotated v2 &&
+		git branch aaa &&
+		git branch zzz &&
+		git update-ref refs/metas/alias refs/metas/base &&
+		git update-ref refs/remotes/origin/metas/base refs/metas/base &&
+		git update-ref refs/remotes/origin/main HEAD &&
+		git update-ref refs/bisect/good-1 HEAD &&
+		git update-ref refs/zzz/other HEAD &&
+		cat >expect.short <<-\EOF &&
+		HEAD -> main, tag: v2, origin/metas/base, origin/main, metas/base, metas/alias, zzz, aaa
+		EOF
+		cat >expect.all <<-\EOF &&
+		refs/zzz/other, tag: v2, origin/metas/base, origin/main, metas/base, metas/alias, zzz, main, aaa, refs/bisect/good-1
+		EOF
+		cat >expect.full <<-\EOF &&
+		HEAD -> refs/heads/main, tag: refs/tags/v2, refs/remotes/origin/metas/base, refs/remotes/origin/main, refs/metas/base, refs/metas/alias, refs/heads/zzz, refs/heads/aaa
+		EOF
+
+		# with every head to read, the names come in the order of
+		# the refs (the cache is not written: no optional locks) ...
+		GIT_OPTIONAL_LOCKS=0 git log --decorate --format=%D >actual &&
+		test_cmp expect.short actual &&
+		GIT_OPTIONAL_LOCKS=0 git log --decorate --decorate-refs=refs/ \
+			--format=%D >actual &&
+		test_cmp expect.all actual &&
+		test_path_is_missing .git/metas-peeled &&
+
+		# ... and in the same order when the cache knows them, and
+		# finds them as the commit is shown
+		git log --decorate --format=%D >actual &&
+		test_cmp expect.short actual &&
+		GIT_TRACE2_EVENT="$(pwd)/warm.event" \
+			git log --decorate --format=%D >actual &&
+		test_cmp expect.short actual &&
+		test_trace2_data change-peel deferred 3 <warm.event &&
+		git log --decorate --decorate-refs=refs/ --format=%D >actual &&
+		test_cmp expect.all actual &&
+		git log --decorate=full --format=%D >actual &&
+		test_cmp expect.full actual &&
+
+		# without the cache (objects may be replaced), likewise
+		tree=$(git rev-parse HEAD^{tree}) &&
+		one=$(git commit-tree -m one $tree) &&
+		two=$(git commit-tree -m two $tree) &&
+		git replace $one $two &&
+		GIT_TRACE2_EVENT="$(pwd)/replaced.event" \
+			git log --decorate --format=%D -1 main >actual &&
+		test_cmp expect.short actual &&
+		! grep "\"deferred\"" replaced.event &&
+		git replace -d $one &&
+
+		# a new version is peeled at once, the others deferred
+		test_tick &&
+		git commit -q --amend -m "base, amended" &&
+		git log --decorate --format=%D >actual &&
+		echo "HEAD -> main, metas/base" >expect &&
+		test_cmp expect actual &&
+		GIT_TRACE2_EVENT="$(pwd)/amended.event" \
+			git log --decorate --format=%D --all >actual &&
+		test_trace2_data change-peel deferred 3 <amended.event &&
+		cat >expect <<-\EOF &&
+		HEAD -> main, metas/base
+		tag: v2, origin/metas/base, origin/main, metas/alias, zzz, aaa
+		EOF
+		test_cmp expect actual
+	)
+'
+
 test_expect_success 'log --decorate ignores a peel cache it cannot use' '
 	(
 		cd peel-cache &&
@@ -450,7 +523,7 @@ test_expect_success 'log --decorate ignores a peel cache it cannot use' '
 		do
 			case $bad in
 			truncated) test_copy_bytes 100 <cache.good ;;
-			garbage) sed "s/MPC2/MPC9/" cache.good ;;
+			garbage) sed "s/MPC3/MPC9/" cache.good ;;
 			esac >.git/metas-peeled &&
 			git log --decorate --decorate-refs=refs/metas/ \
 				--format="%s: %D" >actual 2>err &&
@@ -458,6 +531,14 @@ test_expect_success 'log --decorate ignores a peel cache it cannot use' '
 			test_must_be_empty err &&
 			test_cmp cache.good .git/metas-peeled || return 1
 		done &&
+		# a reverse index that lies loses names, and nothing else
+		size=$(test_file_size cache.good) &&
+		test_copy_bytes $(($size - 4)) <cache.good >.git/metas-peeled &&
+		printf "\377\377\377\377" >>.git/metas-peeled &&
+		git log --decorate --decorate-refs=refs/metas/ --format="%s: %D" \
+			>actual 2>err &&
+		test_must_be_empty err &&
+		test_line_count = 2 actual &&
 		# a cache is not worth waiting for, nor an error
 		rm .git/metas-peeled &&
 		>.git/metas-peeled.lock &&

@@ -321,20 +321,6 @@ static int is_local_change_refname(const char *refname)
 	       !check_refname_format(refname, 0);
 }
 
-/*
- * Whether moving `refname` must log it. A change keeps its versions in
- * its metacommits ("metas/foo@{1}" walks them), so it is logged only as
- * core.logAllRefUpdates asks: a reflog file per change would cost more
- * disk than the objects of the changes. A hidden change is logged, as
- * the newest entry of its reflog says when it was hidden, which is when
- * gc may expire it (expire_hidden_changes()).
- */
-static unsigned reflog_flag(const char *refname)
-{
-	return starts_with(refname, HIDDEN_CHANGES_REF_PREFIX) ?
-		REF_FORCE_CREATE_REFLOG : 0;
-}
-
 /* How a change moves, for the writer below. */
 struct change_move {
 	const char *refname;
@@ -352,6 +338,26 @@ struct change_move {
 #define CHANGE_MOVES_NEW_OBJECTS  (1 << 1)
 
 /*
+ * The flags of the update of `refname`, moved with the CHANGE_MOVES_*
+ * `flags`. A change keeps its versions in its metacommits ("metas/foo@{1}"
+ * walks them), so it is logged only as core.logAllRefUpdates asks: a
+ * reflog file per change would cost more disk than the objects of the
+ * changes. A hidden change is logged, as the newest entry of its reflog
+ * says when it was hidden, which is when gc may expire it
+ * (expire_hidden_changes()).
+ */
+static unsigned update_flags(const char *refname, unsigned flags)
+{
+	unsigned ref_flags = 0;
+
+	if (flags & CHANGE_MOVES_NEW_OBJECTS)
+		ref_flags |= REF_SKIP_OID_VERIFICATION;
+	if (starts_with(refname, HIDDEN_CHANGES_REF_PREFIX))
+		ref_flags |= REF_FORCE_CREATE_REFLOG;
+	return ref_flags;
+}
+
+/*
  * The one writer of changes: every change this library moves goes
  * through here. Queue `moves` into `transaction` (which the caller
  * commits), each with the value it must have, after saving those values
@@ -365,12 +371,9 @@ static int queue_change_moves(struct repository *r,
 			      unsigned flags, const char *reason,
 			      struct strbuf *err)
 {
-	unsigned ref_flags = 0;
 	FILE *saved = NULL;
 	int ret = -1;
 
-	if (flags & CHANGE_MOVES_NEW_OBJECTS)
-		ref_flags |= REF_SKIP_OID_VERIFICATION;
 	for (size_t i = 0; i < nr; i++)
 		if (!is_local_change_refname(moves[i].refname)) {
 			strbuf_addf(err, _("refusing to move '%s': not a change"),
@@ -392,7 +395,7 @@ static int queue_change_moves(struct repository *r,
 					   msg, err) :
 		    ref_transaction_update(transaction, move->refname,
 					   move->new, move->old, NULL, NULL,
-					   ref_flags | reflog_flag(move->refname),
+					   update_flags(move->refname, flags),
 					   msg, err))
 			goto out;
 	}
@@ -2191,6 +2194,43 @@ void local_changes_of(struct change_table *table, const struct object_id *commit
 					  refnames);
 }
 
+/*
+ * Move the change `from`, whose head is `head`, to the name `to`: as any
+ * change moves, when it has no reflog to carry over (renaming a ref would
+ * start one for it in reftable); otherwise, or when the names nest (one
+ * transaction cannot delete "a" and create "a/b"), by refs_rename_ref(),
+ * after saving the old values for an --abort as the writer does.
+ */
+static int move_renamed_change(struct repository *r, const char *from,
+			       const char *to, const struct object_id *head,
+			       struct strbuf *err)
+{
+	struct ref_store *refs = get_main_ref_store(r);
+	FILE *saved;
+
+	if (!refs_reflog_exists(refs, from) && !refnames_nest(from, to)) {
+		struct change_move moves[2] = {
+			{ .refname = to, .new = head,
+			  .old = null_oid(r->hash_algo) },
+			{ .refname = from, .old = head,
+			  .new = null_oid(r->hash_algo) },
+		};
+
+		return commit_change_moves(r, moves, ARRAY_SIZE(moves), 0,
+					   "change rename", err);
+	}
+	saved = open_saved_changes(r);
+	save_change(saved, r->hash_algo, from, head);
+	save_change(saved, r->hash_algo, to, NULL);
+	close_saved_changes(&saved);
+	if (refs_rename_ref(refs, from, to, "change rename")) {
+		strbuf_addf(err, _("could not rename '%s' to '%s'"),
+			    from + strlen("refs/"), to + strlen("refs/"));
+		return -1;
+	}
+	return 0;
+}
+
 int rename_change(struct repository *r, const char *old, const char *new,
 		  struct strbuf *renamed, struct strbuf *err)
 {
@@ -2199,7 +2239,6 @@ int rename_change(struct repository *r, const char *old, const char *new,
 	struct string_list at_head = STRING_LIST_INIT_DUP;
 	struct change_table table;
 	struct object_id head, content;
-	FILE *saved;
 	int ret = -1;
 
 	change_table_init(&table);
@@ -2246,38 +2285,8 @@ int rename_change(struct repository *r, const char *old, const char *new,
 		strbuf_addf(err, _("change '%s' not found"), old);
 		goto out;
 	}
-	if (!refs_reflog_exists(refs, renamed->buf) &&
-	    !refnames_nest(renamed->buf, new_refname.buf)) {
-		/*
-		 * Nothing to carry over: move it as any change moves, since
-		 * renaming a ref would start a reflog for it in reftable.
-		 * One transaction cannot delete "a" and create "a/b": that
-		 * rename is left to refs_rename_ref().
-		 */
-		struct change_move moves[2] = {
-			{ .refname = new_refname.buf, .new = &head,
-			  .old = null_oid(r->hash_algo) },
-			{ .refname = renamed->buf, .old = &head,
-			  .new = null_oid(r->hash_algo) },
-		};
-
-		if (commit_change_moves(r, moves, ARRAY_SIZE(moves), 0,
-					"change rename", err))
-			goto out;
-		goto renamed;
-	}
-	saved = open_saved_changes(r);
-	save_change(saved, r->hash_algo, renamed->buf, &head);
-	save_change(saved, r->hash_algo, new_refname.buf, NULL);
-	close_saved_changes(&saved);
-	if (refs_rename_ref(refs, renamed->buf, new_refname.buf,
-			    "change rename")) {
-		strbuf_addf(err, _("could not rename '%s' to '%s'"),
-			    renamed->buf + strlen("refs/"),
-			    new_refname.buf + strlen("refs/"));
+	if (move_renamed_change(r, renamed->buf, new_refname.buf, &head, err))
 		goto out;
-	}
-renamed:
 	/* Recording finds it by its content under its new name. */
 	oidcpy(&content, &head);
 	peel_change_head(r, new_refname.buf, &content);

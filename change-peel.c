@@ -839,41 +839,45 @@ void change_peel_cache_defer_done(struct change_peel_cache *cache,
 	trace2_data_intmax("change-peel", cache->repo, "deferred", kept);
 }
 
-/* The first deferred change whose head is `head`, or deferred_nr. */
-static size_t find_deferred(struct change_peel_cache *cache,
-			    const unsigned char *head)
+/*
+ * The hash that the `i`-th of a sorted list sorts by: the head of a
+ * deferred change, or what a record of the reverse index peels to (NULL
+ * for a position out of bounds, which only a file that lies has).
+ */
+typedef const unsigned char *(*sorted_hash_fn)(struct change_peel_cache *cache,
+					       size_t i);
+
+static const unsigned char *nth_deferred_head(struct change_peel_cache *cache,
+					      size_t i)
 {
-	size_t rawsz = cache->repo->hash_algo->rawsz;
-	size_t lo = 0, hi = cache->deferred_nr;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (compare_hashes(deferred_head(cache, &cache->deferred[mid]),
-				   head, rawsz) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return deferred_head(cache, &cache->deferred[i]);
 }
 
-/* The first place in the reverse index of a record that peels to `commit`. */
-static size_t find_reverse(struct change_peel_cache *cache,
-			   const struct object_id *commit)
+static const unsigned char *nth_reverse_peeled(struct change_peel_cache *cache,
+					       size_t i)
 {
-	size_t rawsz = cache->repo->hash_algo->rawsz;
-	size_t lo = 0, hi = cache->nr;
+	size_t record = get_be32(cache->reverse + 4 * i);
+
+	return record < cache->nr ? record_peeled(cache, record) : NULL;
+}
+
+/*
+ * The first of the `nr` entries of a list sorted by `nth` whose hash is
+ * not below `hash`, or `nr`. A file that lies finds nothing beyond the
+ * lie.
+ */
+static size_t lower_bound(struct change_peel_cache *cache, size_t nr,
+			  sorted_hash_fn nth, const unsigned char *hash)
+{
+	size_t lo = 0, hi = nr;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		size_t record = get_be32(cache->reverse + 4 * mid);
+		const unsigned char *at = nth(cache, mid);
 
-		/* A file that lies finds nothing beyond the lie. */
-		if (record >= cache->nr)
-			return cache->nr;
-		if (compare_hashes(record_peeled(cache, record), commit->hash,
-				   rawsz) < 0)
+		if (!at)
+			return nr;
+		if (compare_hashes(at, hash, cache->repo->hash_algo->rawsz) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -891,7 +895,9 @@ void change_peel_cache_holders(struct change_peel_cache *cache,
 
 	if (!cache->deferred_nr)
 		return;
-	for (size_t i = find_reverse(cache, commit); i < cache->nr; i++) {
+	for (size_t i = lower_bound(cache, cache->nr, nth_reverse_peeled,
+				    commit->hash);
+	     i < cache->nr; i++) {
 		size_t record = get_be32(cache->reverse + 4 * i);
 		const unsigned char *head;
 
@@ -899,7 +905,8 @@ void change_peel_cache_holders(struct change_peel_cache *cache,
 		    memcmp(record_peeled(cache, record), commit->hash, rawsz))
 			break;
 		head = record_head(cache, record);
-		for (size_t d = find_deferred(cache, head);
+		for (size_t d = lower_bound(cache, cache->deferred_nr,
+					    nth_deferred_head, head);
 		     d < cache->deferred_nr &&
 		     !memcmp(deferred_head(cache, &cache->deferred[d]), head,
 			     rawsz); d++)

@@ -1589,7 +1589,13 @@ int obsolete_finder_lookup(struct obsolete_finder *finder,
 {
 	if (!may_be_obsolete(finder, commit))
 		return 0;
-	if (obsolete_by_holders(finder, commit, holders, behind)) {
+	/*
+	 * Once every change is loaded, it answers. Without all the
+	 * changes that hold it (a decoration filter left one out), the
+	 * changes that held it cannot tell that it is held.
+	 */
+	if (!finder->loaded && holders &&
+	    obsolete_by_holders(finder, commit, holders, behind)) {
 		*change = finder->change.buf;
 		return 1;
 	}

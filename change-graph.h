@@ -389,9 +389,10 @@ void obsolete_finder_free(struct obsolete_finder *finder);
  * Whether `commit` is obsolete: then `change` is set to the refname of
  * (one of) the changes holding its newest version, valid until the next
  * lookup, and `behind` to how many versions came after it (along one
- * path of the change's history). `holders` are the refnames of local
- * changes known to hold `commit` (say its decorations), sorted or not,
- * which the content index may not list (an update-ref made them).
+ * path of the change's history). `holders` are the refnames of all the
+ * local changes that hold `commit` (say its decorations), sorted or not,
+ * which the content index may not list (an update-ref made them); NULL
+ * if they are not known, and then every change is loaded.
  */
 int obsolete_finder_lookup(struct obsolete_finder *finder,
 			   const struct object_id *commit,

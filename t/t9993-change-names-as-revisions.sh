@@ -512,6 +512,28 @@ test_expect_success 'log --decorate finds the changes of the commits it shows' '
 	)
 '
 
+test_expect_success 'a change left out of the decorations still holds its commit' '
+	git init filtered &&
+	(
+		cd filtered &&
+		test_commit --no-tag one &&
+		old=$(git rev-parse HEAD) &&
+		test_tick &&
+		git commit -q --amend -m "one, amended" &&
+		git update-ref refs/metas/alias $old &&
+		echo >expect &&
+		git log --decorate --decorate-refs-exclude=refs/metas/alias \
+			--format=%D -1 $old >actual &&
+		test_cmp expect actual &&
+		git -c log.excludeDecoration=refs/metas/alias \
+			log --decorate --format=%D -1 $old >actual &&
+		test_cmp expect actual &&
+		git log --decorate --format=%D -1 $old >actual &&
+		echo "metas/alias" >expect &&
+		test_cmp expect actual
+	)
+'
+
 test_expect_success 'log --decorate ignores a peel cache it cannot use' '
 	(
 		cd peel-cache &&

@@ -2720,7 +2720,7 @@ test_expect_success 'evolve reads what change heads are from a cache' '
 		do
 			case $bad in
 			truncated) test_copy_bytes 1200 <cache.good ;;
-			garbage) sed "s/MPC2/MPC9/" cache.good ;;
+			garbage) sed "s/MPC3/MPC9/" cache.good ;;
 			empty) ;;
 			esac >.git/metas-peeled &&
 			git evolve --dry-run >actual 2>&1 &&

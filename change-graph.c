@@ -661,6 +661,7 @@ void change_graph_load_changes(struct change_graph *graph,
 		.refname = STRBUF_INIT,
 	};
 	const struct string_list_item *item;
+	struct strbuf local = STRBUF_INIT;
 
 	/*
 	 * A few heads: read from the objects, which costs less than
@@ -668,12 +669,22 @@ void change_graph_load_changes(struct change_graph *graph,
 	 */
 	trace2_region_enter("evolve", "load_some_changes", graph->repo);
 	for_each_string_list_item(item, refnames) {
-		if (!skip_prefix(item->string, CHANGES_REF_PREFIX, &cb.name))
+		if ((cb.name = remote_change_name(item->string))) {
+			/* Its remote may be gone from the configuration. */
+			change_table_add_ref(&graph->remote_table, graph->repo,
+					     item->string);
+		} else if (!skip_prefix(item->string, CHANGES_REF_PREFIX,
+					&cb.name)) {
 			continue;
-		change_table_add_ref(&graph->table, graph->repo, item->string);
+		}
+		/* The local change of that name may have replaced it. */
+		strbuf_reset(&local);
+		strbuf_addf(&local, "%s%s", CHANGES_REF_PREFIX, cb.name);
+		change_table_add_ref(&graph->table, graph->repo, local.buf);
 		for_each_remote(add_remote_ref, &cb);
 	}
 	load_from_tables(graph);
+	strbuf_release(&local);
 	strbuf_release(&cb.refname);
 	trace2_region_leave("evolve", "load_some_changes", graph->repo);
 }
@@ -1502,11 +1513,55 @@ static int remote_version_ahead(struct repository *r, const char *refname,
 	return query.ahead;
 }
 
+/* Whether the change `refname` exists and is at another commit than `commit`. */
+static int change_moved_from(struct repository *r, const char *refname,
+			     const struct object_id *commit)
+{
+	struct object_id content;
+
+	if (refs_read_ref(get_main_ref_store(r), refname, &content))
+		return 0;
+	peel_change_head(r, refname, &content);
+	return !oideq(&content, commit);
+}
+
+/*
+ * Whether a remote change whose fetched history held `commit` (the
+ * content index lists them), or the local change of its name, is now at
+ * another commit: a collaborator amended it, or a "git merge --amend"
+ * here took it in, although no local change ever held it.
+ */
+static int fetched_version_replaced(struct obsolete_finder *finder,
+				    const struct object_id *commit)
+{
+	struct string_list listed = STRING_LIST_INIT_DUP;
+	const struct string_list_item *name;
+	struct strbuf local = STRBUF_INIT;
+	int ret = 0;
+
+	content_index_listed_remote(finder->repo, &finder->index, commit,
+				    &listed);
+	for_each_string_list_item(name, &listed) {
+		strbuf_reset(&local);
+		strbuf_addf(&local, "%s%s", CHANGES_REF_PREFIX,
+			    remote_change_name(name->string));
+		if (change_moved_from(finder->repo, name->string, commit) ||
+		    change_moved_from(finder->repo, local.buf, commit)) {
+			ret = 1;
+			break;
+		}
+	}
+	strbuf_release(&local);
+	string_list_clear(&listed, 0);
+	return ret;
+}
+
 /*
  * Whether `commit` may be an obsolete version: the index lists it for a
  * change that is gone (renamed, deleted) or whose commit is another one,
  * or a remote holds the change that holds it at a version ours has not
- * replaced.
+ * replaced, or, held by no local change, for a remote change now at
+ * another commit.
  */
 static int may_be_obsolete(struct obsolete_finder *finder,
 			   const struct object_id *commit)
@@ -1521,6 +1576,8 @@ static int may_be_obsolete(struct obsolete_finder *finder,
 		ret = moved;
 	else
 		ret = remote_version_ahead(finder->repo, holder.buf, &head);
+	if (!ret && !held)
+		ret = fetched_version_replaced(finder, commit);
 	strbuf_release(&holder);
 	return ret;
 }
@@ -1569,6 +1626,8 @@ static int obsolete_by_holders(struct obsolete_finder *finder,
 	int found;
 
 	content_index_listed(finder->repo, &finder->index, commit, &listed);
+	content_index_listed_remote(finder->repo, &finder->index, commit,
+				    &listed);
 	/* A change that holds it makes it no obsolete one, indexed or not. */
 	for_each_string_list_item(holder, holders)
 		string_list_append(&listed, holder->string);

@@ -178,9 +178,10 @@ struct caught_up *change_graph_caught_up_by_id(struct change_graph *graph,
 void change_graph_load(struct change_graph *graph);
 
 /*
- * Load only the local changes `refnames` (refs/metas/..., others are
- * skipped), with the versions of the same names fetched from each
- * configured remote, and find the commits they make obsolete: the graph
+ * Load only the changes `refnames` (local ones, refs/metas/..., and
+ * remote ones, refs/remotes/<remote>/metas/...; others are skipped),
+ * with the local change and the versions fetched from each configured
+ * remote of the same names, and find the commits they make obsolete: the graph
  * then answers as a loaded one does about the commits their histories
  * hold, but that a change left out may replace them too (a divergence
  * it does not see), at the cost of those changes alone.
@@ -370,11 +371,13 @@ unsigned obslog_changes(struct repository *r, const struct obslog_entry *entry);
  * newer version, and are not themselves the commit of a change (unless
  * that change is behind its remote version). Only a commit that may be
  * obsolete is looked into: one the content index lists for a change
- * whose commit it no longer is, or the commit of a change that a remote
- * has at another version. Others cost a look at a cached index bucket,
- * and a ref read per remote for the commits of changes. (So obsolete
- * versions of changes that only came by fetch or update-ref, and no
- * local change ever held, are not found.) For one that may be, the
+ * (local, or fetched: see index_fetched_changes()) whose commit it no
+ * longer is, or the commit of a change that a remote has at another
+ * version. Others cost a look at a cached index bucket, and a ref read
+ * per remote for the commits of changes. (So obsolete versions of
+ * changes that only came by update-ref, or by a fetch of a Git without
+ * this series, and no local change ever held, are not found.) For one
+ * that may be, the
  * histories of the changes the index lists for it (and of their remote
  * versions) are walked; only if they do not replace it is the history of
  * every change walked, once, to find the change that took it in (say a

@@ -250,7 +250,8 @@ void change_table_add_ref(struct change_table *table, struct repository *r,
 		.oid = &oid,
 	};
 
-	if (!refs_read_ref(get_main_ref_store(r), refname, &oid))
+	if (!strmap_contains(&table->refname_to_change_head, refname) &&
+	    !refs_read_ref(get_main_ref_store(r), refname, &oid))
 		add_change_ref(&ref, &cb);
 }
 

@@ -80,10 +80,10 @@ void change_table_add_all_visible(struct change_table *table,
 				  struct repository *r);
 
 /*
- * Add the change `refname` if it exists (a ref that points to no commit,
- * or to a malformed metacommit, is skipped with a warning, as the
- * functions that add every change skip it): for the questions about a
- * few changes, which must not cost every change.
+ * Add the change `refname` if it exists and is not in the table yet (a
+ * ref that points to no commit, or to a malformed metacommit, is skipped
+ * with a warning, as the functions that add every change skip it): for
+ * the questions about a few changes, which must not cost every change.
  */
 void change_table_add_ref(struct change_table *table, struct repository *r,
 			  const char *refname);

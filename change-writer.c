@@ -507,8 +507,10 @@ out:
  * metacommit names as its content never changes, an entry can go stale
  * (the change moved on) but never be wrong unnoticed. Stale entries are
  * useful too: they say which commits were ever the commit of a change
- * (content_index_listed()). Changes moved by other means (update-ref,
- * fetch) are missing from the index.
+ * (content_index_listed()). A fetch adds the remote changes it moved,
+ * with the versions their histories replaced (index_fetched_changes()),
+ * which are only ever read. Changes moved by other means (update-ref)
+ * are missing from the index.
  *
  * It lives in $GIT_COMMON_DIR/metas-index/<xx>: one bucket
  * per first byte of the content's object name, each a list of
@@ -517,10 +519,16 @@ out:
  * recording appends to a file rather than creating one, which is most of
  * the cost of a file system operation.
  */
+static char *content_index_bucket_path(struct repository *r,
+				       unsigned char byte)
+{
+	return repo_common_path(r, "metas-index/%02x", byte);
+}
+
 static char *content_index_path(struct repository *r,
 				const struct object_id *content)
 {
-	return repo_common_path(r, "metas-index/%.2s", oid_to_hex(content));
+	return content_index_bucket_path(r, content->hash[0]);
 }
 
 void append_change_file(struct repository *r, const char *path,
@@ -640,9 +648,19 @@ static const char *content_index_bucket(struct repository *r,
 	return text;
 }
 
-void content_index_listed(struct repository *r, struct content_index_cache *cache,
-			  const struct object_id *content,
-			  struct string_list *refnames)
+/*
+ * Whether a refname read back from the content index names a remote's
+ * change: those are only read, to find what fetched versions replaced.
+ */
+static int is_remote_change_refname(const char *refname)
+{
+	return remote_change_name(refname) && !check_refname_format(refname, 0);
+}
+
+static void list_indexed(struct repository *r, struct content_index_cache *cache,
+			 const struct object_id *content,
+			 struct string_list *refnames,
+			 int (*accept)(const char *refname))
 {
 	struct strbuf scratch = STRBUF_INIT;
 	const char *line = content_index_bucket(r, cache, content, &scratch);
@@ -657,7 +675,7 @@ void content_index_listed(struct repository *r, struct content_index_cache *cach
 			char *refname = xmemdupz(line + hexsz + 1,
 						 eol - line - hexsz - 1);
 
-			if (is_local_change_refname(refname) &&
+			if (accept(refname) &&
 			    !unsorted_string_list_has_string(refnames, refname))
 				string_list_append_nodup(refnames, refname);
 			else
@@ -666,6 +684,21 @@ void content_index_listed(struct repository *r, struct content_index_cache *cach
 		line = *eol ? eol + 1 : eol;
 	}
 	strbuf_release(&scratch);
+}
+
+void content_index_listed(struct repository *r, struct content_index_cache *cache,
+			  const struct object_id *content,
+			  struct string_list *refnames)
+{
+	list_indexed(r, cache, content, refnames, is_local_change_refname);
+}
+
+void content_index_listed_remote(struct repository *r,
+				 struct content_index_cache *cache,
+				 const struct object_id *content,
+				 struct string_list *refnames)
+{
+	list_indexed(r, cache, content, refnames, is_remote_change_refname);
 }
 
 void content_index_cache_release(struct content_index_cache *cache)
@@ -706,6 +739,81 @@ out:
 	metacommit_data_clear(&data);
 	strbuf_release(&err);
 	return ret;
+}
+
+/* The lines a fetch adds to the content index, by bucket. */
+struct fetched_index_lines {
+	struct strbuf buckets[256];
+	/* What the history walked last had already made obsolete. */
+	struct oidset known;
+	const char *refname;
+};
+
+static void note_known_obsolete(const struct object_id *obsolete,
+				unsigned behind UNUSED, void *data)
+{
+	oidset_insert(data, obsolete);
+}
+
+static void add_fetched_line(struct fetched_index_lines *lines,
+			     const struct object_id *content)
+{
+	strbuf_addf(&lines->buckets[content->hash[0]], "%s %s\n",
+		    oid_to_hex(content), lines->refname);
+}
+
+static void add_fetched_obsolete(const struct object_id *obsolete,
+				 unsigned behind UNUSED, void *data)
+{
+	struct fetched_index_lines *lines = data;
+
+	if (!oidset_contains(&lines->known, obsolete))
+		add_fetched_line(lines, obsolete);
+}
+
+/*
+ * The lines for the remote change `move->refname`: its commit, and each
+ * commit its history made obsolete since `move->old` (all of them for a
+ * change fetched for the first time). An abandoned change makes nothing
+ * obsolete, as the change graph says.
+ */
+static void add_fetched_change(struct repository *r,
+			       struct fetched_index_lines *lines,
+			       const struct ref_move *move)
+{
+	struct object_id content;
+
+	if (is_null_oid(&move->new) || live_content(r, &move->new, &content))
+		return;
+	lines->refname = move->refname;
+	oidset_clear(&lines->known);
+	if (!is_null_oid(&move->old))
+		change_history_obsolete(r, &move->old, note_known_obsolete,
+					&lines->known);
+	add_fetched_line(lines, &content);
+	change_history_obsolete(r, &move->new, add_fetched_obsolete, lines);
+}
+
+void index_fetched_changes(struct repository *r, const struct ref_move *moves,
+			   size_t nr)
+{
+	struct fetched_index_lines lines = { .known = OIDSET_INIT };
+
+	for (size_t i = 0; i < nr; i++)
+		if (remote_change_name(moves[i].refname) &&
+		    !check_refname_format(moves[i].refname, 0))
+			add_fetched_change(r, &lines, &moves[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(lines.buckets); i++) {
+		char *path;
+
+		if (!lines.buckets[i].len)
+			continue;
+		path = content_index_bucket_path(r, i);
+		append_change_file(r, path, &lines.buckets[i]);
+		free(path);
+		strbuf_release(&lines.buckets[i]);
+	}
+	oidset_clear(&lines.known);
 }
 
 /* Whether the commit `oid` carries the change id `id`. */
@@ -811,7 +919,9 @@ static void lookup_changes(struct repository *r, const struct object_id *content
 		struct object_id head;
 
 		if (!skip_prefix(line->string, hex, &refname) ||
-		    !skip_prefix(refname, " ", &refname))
+		    !skip_prefix(refname, " ", &refname) ||
+		    /* Listed by a fetch, to be read only. */
+		    is_remote_change_refname(refname))
 			continue;
 		if (!is_local_change_refname(refname)) {
 			warning(_("ignoring '%s' in '%s': not a change"),

@@ -102,7 +102,7 @@ void set_change_id_header(struct repository *r,
 /*
  * The content index (see change-writer.c) read as it is, stale entries
  * included: the changes that had `content` as their commit at some time.
- * Changes that only came by fetch or update-ref are not there.
+ * Changes that only came by update-ref are not there.
  */
 struct content_index_cache {
 	/*
@@ -122,6 +122,28 @@ void content_index_cache_release(struct content_index_cache *cache);
 void content_index_listed(struct repository *r, struct content_index_cache *cache,
 			  const struct object_id *content,
 			  struct string_list *refnames);
+
+/*
+ * Likewise, the remote changes (refs/remotes/<remote>/metas/) whose
+ * fetched history held `content`: as their commit, or as a version that
+ * a newer one replaced. These refnames are only ever read.
+ */
+void content_index_listed_remote(struct repository *r,
+				 struct content_index_cache *cache,
+				 const struct object_id *content,
+				 struct string_list *refnames);
+
+/*
+ * Let the content index learn the remote changes among the refs a fetch
+ * moved (refs/remotes/<remote>/metas/<name>): the commit of each, and
+ * the commits its history made obsolete since the version fetched
+ * before, so that "git log --decorate" finds the versions that only a
+ * collaborator's amend replaced. The cost is that of the histories
+ * fetched; other refs are ignored.
+ */
+struct ref_move;
+void index_fetched_changes(struct repository *r, const struct ref_move *moves,
+			   size_t nr);
 
 /*
  * Append `line` to the file `path` (made, with its directory, if it is

@@ -672,6 +672,7 @@ void evolve_report_fetched(struct repository *r, const struct ref_move *moves,
 
 	if (!repo_changes_enabled(r))
 		return;
+	index_fetched_changes(r, moves, nr);
 	for (size_t i = 0; i < nr; i++) {
 		const char *name = remote_change_name(moves[i].refname);
 		struct oidset history = OIDSET_INIT;

@@ -79,7 +79,9 @@ int evolve_count_divergent(struct repository *r);
  * neither a version it replaced nor built on it, nor a version of a
  * change fetched (divergence, remembered for "git status"), or newer
  * versions of it, when the ref had the change's commit before (evolve
- * takes them). With `quiet`, remembers without a word. Does nothing when
+ * takes them). The content index learns the remote changes fetched
+ * (index_fetched_changes()). With `quiet`, remembers without a word.
+ * Does nothing when
  * changes do not record. Costs the walks of the histories of the changes
  * fetched, and, once a change has had an id, the walk of the commits
  * fetched.

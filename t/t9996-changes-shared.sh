@@ -400,6 +400,43 @@ test_expect_success 'a local change behind its remote version is marked so' '
 	)
 '
 
+test_expect_success 'a version only fetched is decorated obsolete once it is replaced' '
+	test_when_finished "rm -rf ivy jack" &&
+	clone_as ivy &&
+	clone_as jack &&
+	(
+		cd jack &&
+		git checkout -q --detach origin/metas/add-parser &&
+		test_commit --no-tag "Use the fetched parser" fetched.c &&
+		git log -1 --decorate --format=%d HEAD^ >actual &&
+		test_grep ! "obsolete" actual
+	) &&
+	amend_fetched_parser ivy &&
+	git -C ivy push -q origin metas/add-parser &&
+	(
+		cd jack &&
+		# Only the history fetched says that HEAD^ was replaced.
+		git fetch -q &&
+		test_must_fail git show-ref --verify -q refs/metas/add-parser &&
+		GIT_TRACE2_EVENT="$(pwd)/fetched.event" \
+			git log -1 --decorate --format=%d HEAD^ >actual &&
+		test_grep "(obsolete, 1 commit behind origin/metas/add-parser)" actual &&
+		test_region evolve load_some_changes fetched.event &&
+		test_region ! evolve load_changes fetched.event &&
+		git log -1 --decorate=full --format=%d HEAD^ >actual &&
+		test_grep "(obsolete, 1 commit behind refs/remotes/origin/metas/add-parser)" actual &&
+
+		# Replaced here, before anything is pushed: the local change
+		# of the name continues the version fetched.
+		git checkout -q --detach origin/metas/add-parser &&
+		fetched=$(git rev-parse HEAD) &&
+		test_tick &&
+		git commit -q --amend -m "Add the parser, again" &&
+		git log -1 --decorate --format=%d $fetched >actual &&
+		test_grep "(obsolete, 1 commit behind metas/add-parser, origin/metas/add-parser)" actual
+	)
+'
+
 test_expect_success 'merge --amend of a version that its HEAD already contains records it' '
 	test_when_finished "rm -rf ivan judy" &&
 	clone_as ivan &&

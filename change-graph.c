@@ -569,8 +569,6 @@ static void add_remote_versions(struct change_graph *graph)
 			continue;
 		item = change_graph_node(graph, &head->content);
 		item->remote = 1;
-		item->result = item->commit;
-		item->state = ITEM_DONE;
 		string_list_append(&item->refnames, name->string)->util = head;
 		mark_history_obsolete(graph, item, head);
 	}

@@ -44,15 +44,17 @@ struct change_node {
 		 /*
 		  * The newest version of a change fetched from a remote
 		  * (refnames: its remote-tracking ref), which no local
-		  * change holds: evolve builds on it, never rewrites it,
-		  * so the graph gives it as done (`result` is `commit`).
+		  * change holds: evolve builds on it, and rewrites it only
+		  * when a local change is built on it and its base was
+		  * amended (the writer then records the new version in a
+		  * local change that continues it); its ref never moves.
 		  */
 		 remote:1;
 
 	/*
 	 * What one run of the evolve engine (evolve.c) works out for the
 	 * node, as a revision walk keeps its flags in the objects it walks.
-	 * The graph leaves them zero, but for a remote version (above).
+	 * The graph leaves them zero.
 	 */
 	/* A commit carried along without a change: its abbreviated name. */
 	char *carried;

@@ -1064,7 +1064,8 @@ static int visit_one(struct evolver *ev, struct change_node *item)
 	}
 	parent = item->commit->parents ? item->commit->parents->item : NULL;
 
-	if (!item->abandoned && ev->upstreams.nr) {
+	/* Whether a remote version landed is its author's business. */
+	if (!item->abandoned && !item->remote && ev->upstreams.nr) {
 		struct string_list_item *upstream =
 			upstream_containing(ev, item->commit);
 		struct commit *as = upstream ? NULL :
@@ -1419,6 +1420,12 @@ static void known_changes(struct evolver *ev, struct string_list *out)
 						      &ev->rewrites[i].old);
 		struct string_list_item *name;
 
+		/*
+		 * A remote version is not the user's to move: the writer
+		 * records its new version in a local change continuing it.
+		 */
+		if (item->remote)
+			continue;
 		for_each_string_list_item(name, &item->refnames) {
 			struct caught_up *caught_up =
 				change_graph_caught_up_by_id(&ev->graph,

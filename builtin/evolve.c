@@ -28,9 +28,11 @@ static const char * const evolve_usage[] = {
 	NULL,
 };
 
+/* A ref as the steps name it: "metas/x", "origin/metas/x". */
 static const char *display_name(const char *refname)
 {
-	skip_prefix(refname, "refs/", &refname);
+	if (!skip_prefix(refname, "refs/remotes/", &refname))
+		skip_prefix(refname, "refs/", &refname);
 	return refname;
 }
 

@@ -520,6 +520,88 @@ test_expect_success 'conflicting versions: merge --amend stops, --abort, --conti
 	)
 '
 
+test_expect_success 'work on a collaborator'"'"'s change restacks with it when its base is amended here' '
+	test_when_finished "rm -rf mia ned" &&
+	clone_as mia &&
+	clone_as ned &&
+	(
+		cd mia &&
+		git checkout -q --detach origin/metas/add-parser &&
+		test_commit --no-tag "Test the parser" test.c &&
+		git push -q origin metas/test-parser
+	) &&
+	(
+		cd ned &&
+		git fetch -q &&
+		git checkout -q --detach origin/metas/test-parser &&
+		test_commit --no-tag "Document the parser" doc.c &&
+		git checkout -q --detach origin/metas/add-parser &&
+		amend_parser "parse as ned does" &&
+		remote_before=$(git rev-parse origin/metas/test-parser) &&
+		git evolve --dry-run >dry-run &&
+		git evolve >actual &&
+		cat >expect <<-\EOF &&
+		rebasing origin/metas/test-parser onto metas/add-parser
+		rebasing metas/document-parser onto origin/metas/test-parser
+		EOF
+		test_cmp expect actual &&
+		test_cmp expect dry-run &&
+		test_cmp_rev metas/test-parser^ metas/add-parser &&
+		test_cmp_rev metas/document-parser^ metas/test-parser &&
+		test_cmp_rev origin/metas/test-parser $remote_before &&
+		git change list -v >actual &&
+		test_grep ! "orphan" actual &&
+		git evolve >actual &&
+		echo "Nothing to evolve" >expect &&
+		test_cmp expect actual &&
+		# It continues the version fetched: the push fast-forwards.
+		git push -q origin metas/add-parser metas/test-parser
+	)
+'
+
+test_expect_success 'a conflict in a collaborator'"'"'s change stops evolve; --abort puts everything back' '
+	test_when_finished "rm -rf oli pia" &&
+	clone_as oli &&
+	clone_as pia &&
+	(
+		cd oli &&
+		git checkout -q --detach origin/metas/add-parser &&
+		echo "parse faster" >parser.c &&
+		test_tick &&
+		git commit -q -a -m "Tune the parser" &&
+		git push -q origin metas/tune-parser
+	) &&
+	(
+		cd pia &&
+		git fetch -q &&
+		git checkout -q --detach origin/metas/tune-parser &&
+		test_commit --no-tag "Time the parser" time.c &&
+		git checkout -q --detach origin/metas/add-parser &&
+		amend_parser "parse as pia does" &&
+		git for-each-ref >refs.before &&
+		git rev-parse HEAD >head.before &&
+		test_expect_code 1 git evolve >out 2>err &&
+		test_grep "could not rebase ${SQ}origin/metas/tune-parser${SQ} onto ${SQ}metas/add-parser${SQ}: conflict" err &&
+		git evolve --abort &&
+		git for-each-ref >refs.after &&
+		test_cmp refs.before refs.after &&
+		git rev-parse HEAD >head.after &&
+		test_cmp head.before head.after &&
+
+		test_expect_code 1 git evolve >out 2>err &&
+		echo "parse faster, as pia does" >parser.c &&
+		git add parser.c &&
+		git evolve --continue >out &&
+		test_grep "rebasing metas/time-parser onto origin/metas/tune-parser" out &&
+		test_cmp_rev metas/tune-parser^ metas/add-parser &&
+		test_cmp_rev metas/time-parser^ metas/tune-parser &&
+		git show metas/tune-parser:parser.c >actual &&
+		echo "parse faster, as pia does" >expect &&
+		test_cmp expect actual &&
+		git push -q origin metas/add-parser metas/tune-parser
+	)
+'
+
 test_expect_success 'pull --evolve: a commit with the change id, made by another tool, lands it' '
 	test_when_finished "rm -rf jo jj fix.id" &&
 	clone_as jo &&

@@ -180,3 +180,46 @@ int evolve_record_merged_versions(struct repository *r, struct commit *a,
 	oidcpy(&rewrites[1].new, merged);
 	return record_rewrites(r, rewrites, 2, REWRITE_MODIFY, reason, err);
 }
+
+/* The author line of a parsed commit's buffer, and its message. */
+static int split_commit_buffer(const char *buf, const char **author,
+			       size_t *author_len, const char **message)
+{
+	const char *eol;
+
+	*author = strstr(buf, "\nauthor ");
+	*message = strstr(buf, "\n\n");
+	if (!*author || !*message || *author > *message)
+		return -1;
+	eol = strchrnul(*author + 1, '\n');
+	*author_len = eol - *author;
+	return 0;
+}
+
+int evolve_same_version(struct repository *r, struct commit *a,
+			struct commit *b)
+{
+	const char *buf_a, *buf_b, *author_a, *author_b, *msg_a, *msg_b;
+	size_t len_a, len_b;
+	struct commit_list *pa, *pb;
+	int same = 0;
+
+	if (repo_parse_commit(r, a) || repo_parse_commit(r, b) ||
+	    !oideq(get_commit_tree_oid(a), get_commit_tree_oid(b)))
+		return 0;
+	for (pa = a->parents, pb = b->parents; pa && pb;
+	     pa = pa->next, pb = pb->next)
+		if (!oideq(&pa->item->object.oid, &pb->item->object.oid))
+			return 0;
+	if (pa || pb)
+		return 0;
+	buf_a = repo_get_commit_buffer(r, a, NULL);
+	buf_b = repo_get_commit_buffer(r, b, NULL);
+	if (!split_commit_buffer(buf_a, &author_a, &len_a, &msg_a) &&
+	    !split_commit_buffer(buf_b, &author_b, &len_b, &msg_b))
+		same = len_a == len_b && !memcmp(author_a, author_b, len_a) &&
+		       !strcmp(msg_a, msg_b);
+	repo_unuse_commit_buffer(r, a, buf_a);
+	repo_unuse_commit_buffer(r, b, buf_b);
+	return same;
+}

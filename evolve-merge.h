@@ -53,4 +53,13 @@ int evolve_record_merged_versions(struct repository *r, struct commit *a,
 				  const struct object_id *merged,
 				  const char *reason, struct strbuf *err);
 
+/*
+ * Whether two versions of one commit are the same one made twice: same
+ * tree, parents, author and message; only who made them, and when,
+ * differ. Two people who rebased a change the same way made them, and
+ * joining them needs no merge.
+ */
+int evolve_same_version(struct repository *r, struct commit *a,
+			struct commit *b);
+
 #endif /* EVOLVE_MERGE_H */

@@ -19,6 +19,7 @@
 #include "commit-reach.h"
 #include "commit-slab.h"
 #include "commit.h"
+#include "evolve-merge.h"
 #include "gettext.h"
 #include "hex.h"
 #include "object-name.h"
@@ -387,6 +388,21 @@ void evolve_report_rewrites(struct repository *r,
 	content_index_cache_release(&cache);
 }
 
+/* Whether the version fetched is `content` made again (evolve_same_version()). */
+static int same_fetched_version(struct repository *r, const char *remote_refname,
+				const struct object_id *fetched,
+				const struct object_id *content)
+{
+	struct object_id theirs;
+	struct commit *a, *b;
+
+	oidcpy(&theirs, fetched);
+	peel_change_head(r, remote_refname, &theirs);
+	a = lookup_commit_reference_gently(r, content, 1);
+	b = lookup_commit_reference_gently(r, &theirs, 1);
+	return a && b && evolve_same_version(r, a, b);
+}
+
 /*
  * Compare the local change called `name`, if any, with `fetched`, the
  * version just fetched into `remote` (whose history is `history`), and
@@ -418,9 +434,27 @@ static int report_fetched_version(struct repository *r, const char *name,
 		ret = 1;
 	} else {
 		struct oidset ours = OIDSET_INIT;
+		struct object_id content;
 
+		oidcpy(&content, &head);
+		peel_change_head(r, local.buf, &content);
 		change_history_add(r, &head, &ours);
-		if (versions_diverge(&head, &ours, fetched, history)) {
+		if (!oideq(&content, &head) &&
+		    (oidset_contains(history, &content) ||
+		     same_fetched_version(r, remote_refname, fetched,
+					  &content))) {
+			/*
+			 * Ours is a version that theirs amends (say, one
+			 * evolve joined to theirs before), or theirs made
+			 * again: evolve joins it to theirs, no merge.
+			 */
+			if (!quiet)
+				advise_if_enabled(ADVICE_EVOLVE_ORPHANS,
+						  _("metas/%s adds nothing to %s; run \"git evolve\" to take that version."),
+						  name, remote);
+			oidcpy(behind, &content);
+			ret = 1;
+		} else if (versions_diverge(&head, &ours, fetched, history)) {
 			note_divergent(r, local.buf, remote_refname);
 			if (!quiet)
 				advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,

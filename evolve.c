@@ -2119,8 +2119,80 @@ static int auto_merge_versions(struct evolver *ev,
 }
 
 /*
- * Before the changes are evolved, end the divergences that the enabled
- * transformations can end: a follow-up merge of the divergent versions
+ * A divergence between two versions that are the same, the same one
+ * every time, or NULL. Not between two remote versions, which are their
+ * authors' business.
+ */
+static struct obsolete_commit *first_same_divergence(struct evolver *ev)
+{
+	struct oidmap_iter iter;
+	struct obsolete_commit *obsolete;
+	struct obsolete_commit *first = NULL;
+
+	oidmap_iter_init(&ev->graph.obsolete, &iter);
+	while ((obsolete = oidmap_iter_next(&iter))) {
+		if (!obsolete->divergent ||
+		    (obsolete->newest->remote && obsolete->divergent->remote))
+			continue;
+		if (first && oidcmp(&obsolete->entry.oid, &first->entry.oid) > 0)
+			continue;
+		if (evolve_same_version(ev->repo, obsolete->newest->commit,
+				 obsolete->divergent->commit))
+			first = obsolete;
+	}
+	return first;
+}
+
+/*
+ * Of the two versions of `divergent`, the one that the other adds
+ * nothing to, or NULL if only a merge can join them: of the same version
+ * made twice, the remote one if one is (no new commit is made); or the
+ * newer, when one is an earlier version of the other (a version that
+ * joined another, then amended by its author, is that).
+ */
+static struct change_node *version_to_keep(struct evolver *ev,
+					   struct obsolete_commit *divergent)
+{
+	struct change_node *a = divergent->newest, *b = divergent->divergent;
+	struct commit *base;
+
+	if (evolve_same_version(ev->repo, a->commit, b->commit))
+		return b->remote ? b : a;
+	base = evolve_meta_merge_base(ev->repo, a->commit, b->commit);
+	if (base == a->commit)
+		return b;
+	if (base == b->commit)
+		return a;
+	return NULL;
+}
+
+/*
+ * End a divergence that needs no merge: the other version joins `kept`,
+ * whose commit then replaces both, so that pushing the change is a
+ * fast-forward and nothing is rebased onto a new commit for nothing.
+ * Returns 0, or -1.
+ */
+static int join_versions(struct evolver *ev, struct obsolete_commit *divergent,
+			 struct change_node *kept)
+{
+	struct change_node *other = kept == divergent->newest ?
+		divergent->divergent : divergent->newest;
+
+	save_item_changes(ev, other);
+	save_item_changes(ev, kept);
+	if (evolve_record_merged_versions(ev->repo, other->commit,
+					  kept->commit,
+					  &kept->commit->object.oid,
+					  "evolve (join)", ev->err))
+		return -1;
+	add_step(ev, EVOLVE_STEP_JOIN, other,
+		 xstrdup(change_node_name(kept)));
+	return 0;
+}
+
+/*
+ * Before the changes are evolved, end the divergences that need no merge
+ * (join_versions()), and those that the enabled transformations can end: a follow-up merge of the divergent versions
  * (opts->follow_up_merges), else merging them (opts->auto_merge). One
  * at a time, reloading the changes after each, until none is left or one
  * cannot be ended: evolve then stops on that one, as it would without
@@ -2140,6 +2212,7 @@ static int resolve_divergences(struct evolver *ev, struct repository *r,
 
 	do {
 		struct obsolete_commit *divergent;
+		struct change_node *kept;
 		int ret = 1;
 
 		evolver_init(ev, r, err);
@@ -2149,14 +2222,21 @@ static int resolve_divergences(struct evolver *ev, struct repository *r,
 		change_graph_load(&ev->graph);
 		if (!max_tries)
 			max_tries = oidmap_get_size(&ev->graph.obsolete);
-		/* Only a merge resolves a divergence from a remote. */
-		divergent = first_divergence(ev, opts->auto_merge ?
-					     DIVERGENCE_WITH_REMOTE :
-					     DIVERGENCE_LOCAL);
-		/* Loaded, with nothing to merge: evolve goes on from here. */
+		divergent = first_same_divergence(ev);
 		if (!divergent)
-			return 0;
-		if (opts->follow_up_merges &&
+			divergent = first_divergence(ev, DIVERGENCE_WITH_REMOTE);
+		if (divergent && (kept = version_to_keep(ev, divergent))) {
+			ret = join_versions(ev, divergent, kept);
+		} else {
+			/* Only a merge resolves a divergence from a remote. */
+			divergent = first_divergence(ev, opts->auto_merge ?
+						     DIVERGENCE_WITH_REMOTE :
+						     DIVERGENCE_LOCAL);
+			/* Loaded, with nothing to merge: evolve goes on. */
+			if (!divergent)
+				return 0;
+		}
+		if (ret > 0 && opts->follow_up_merges &&
 		    !divergent->newest->remote && !divergent->divergent->remote)
 			ret = squash_follow_up_merge(ev, divergent);
 		if (ret > 0 && opts->auto_merge)
@@ -2191,8 +2271,7 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 		return -1;
 	}
 
-	if (opts->action == EVOLVE_START && !opts->dry_run &&
-	    (opts->follow_up_merges || opts->auto_merge)) {
+	if (opts->action == EVOLVE_START && !opts->dry_run) {
 		ret = resolve_divergences(&ev, r, opts, result, &saved_changes,
 					  err);
 		if (ret < 0) {

@@ -53,6 +53,13 @@ enum evolve_step_type {
 	 * into them, replaces all three.
 	 */
 	EVOLVE_STEP_SQUASH_MERGE,
+	/*
+	 * The change and the change `onto` replaced one commit (divergence)
+	 * but the change adds nothing to `onto`'s version: it is the same
+	 * (both rebased it alike) or an earlier version of it. The change
+	 * joins that version.
+	 */
+	EVOLVE_STEP_JOIN,
 };
 
 struct evolve_step {

@@ -86,6 +86,10 @@ static void print_step(const struct evolve_step *step)
 		printf(_("merging the divergent versions of %s and %s\n"), name,
 		       step->onto);
 		break;
+	case EVOLVE_STEP_JOIN:
+		printf(_("joining %s to %s, which has all of it\n"),
+		       name, step->onto);
+		break;
 	case EVOLVE_STEP_SQUASH_MERGE:
 		printf(_("squashing %s into the divergent versions of %s and %s\n"),
 		       display_name(step->merge), name, step->onto);

@@ -602,6 +602,79 @@ test_expect_success 'a conflict in a collaborator'"'"'s change stops evolve; --a
 	)
 '
 
+test_expect_success 'the same version made on both sides is joined, not merged' '
+	test_when_finished "rm -rf rio sam" &&
+	clone_as rio &&
+	clone_as sam &&
+	(
+		cd rio &&
+		git checkout -q --detach origin/metas/add-parser &&
+		test_commit --no-tag "Check the parser" check.c &&
+		git push -q origin metas/check-parser
+	) &&
+	(
+		cd sam &&
+		git fetch -q &&
+		git checkout -q --detach origin/metas/check-parser &&
+		test_commit --no-tag "Show the parser" show.c &&
+		git checkout -q --detach origin/metas/add-parser &&
+		amend_parser "parse as sam does" &&
+		git push -q origin metas/add-parser &&
+		git evolve >actual &&
+		test_grep "^rebasing origin/metas/check-parser onto metas/add-parser\$" actual
+	) &&
+	(
+		# Rio rebases her change as Sam did, and shares it.
+		cd rio &&
+		git fetch -q &&
+		git evolve >actual &&
+		test_grep "^rebasing metas/check-parser onto origin/metas/add-parser\$" actual &&
+		git push -q origin metas/check-parser
+	) &&
+	(
+		cd sam &&
+		git fetch 2>err &&
+		test_grep "hint: metas/check-parser adds nothing to origin/metas/check-parser; run \"git evolve\" to take that version." err &&
+		test_grep ! "divergence" err &&
+		git evolve >actual &&
+		cat >expect <<-\EOF &&
+		joining metas/check-parser to origin/metas/check-parser, which has all of it
+		rebasing metas/show-parser onto metas/check-parser
+		EOF
+		test_cmp expect actual &&
+		test_cmp_rev metas/check-parser origin/metas/check-parser &&
+		test_cmp_rev metas/show-parser^ origin/metas/check-parser &&
+		git change list -v >actual &&
+		test_grep ! "divergent\|orphan" actual &&
+		git push -q origin metas/show-parser
+	) &&
+	(
+		# Rio amends it again before Sam shares the join: what Sam
+		# joined is an earlier version of hers.
+		cd rio &&
+		git checkout -q --detach metas/check-parser &&
+		echo "check more" >check.c &&
+		test_tick &&
+		git commit -q -a --amend --no-edit &&
+		git push -q origin metas/check-parser
+	) &&
+	(
+		cd sam &&
+		git fetch 2>err &&
+		test_grep "hint: metas/check-parser adds nothing to origin/metas/check-parser" err &&
+		git evolve >actual &&
+		cat >expect <<-\EOF &&
+		joining metas/check-parser to origin/metas/check-parser, which has all of it
+		rebasing metas/show-parser onto metas/check-parser
+		EOF
+		test_cmp expect actual &&
+		git show metas/show-parser^:check.c >actual &&
+		echo "check more" >expect &&
+		test_cmp expect actual &&
+		git push -q origin metas/check-parser metas/show-parser
+	)
+'
+
 test_expect_success 'pull --evolve: a commit with the change id, made by another tool, lands it' '
 	test_when_finished "rm -rf jo jj fix.id" &&
 	clone_as jo &&

@@ -675,6 +675,59 @@ test_expect_success 'the same version made on both sides is joined, not merged' 
 	)
 '
 
+test_lazy_prereq INSTALLED_GIT '
+	test -x /usr/bin/git
+'
+
+test_expect_success INSTALLED_GIT 'changes are shared through a server that the installed git serves' '
+	test_when_finished "rm -rf installed.git tea uma" &&
+	write_script installed-git <<-\EOF &&
+	unset GIT_EXEC_PATH
+	exec /usr/bin/git "$@"
+	EOF
+	./installed-git clone -q --mirror server.git installed.git &&
+	for who in tea uma
+	do
+		git clone -q \
+			-c remote.origin.uploadpack="\"$PWD/installed-git\" upload-pack" \
+			-c remote.origin.receivepack="\"$PWD/installed-git\" receive-pack" \
+			installed.git $who &&
+		git -C $who change share >/dev/null &&
+		git -C $who fetch -q || return 1
+	done &&
+	(
+		cd uma &&
+		git checkout -q --detach origin/metas/add-parser &&
+		test_commit --no-tag "Print the parser" print.c
+	) &&
+	(
+		cd tea &&
+		git checkout -q --detach origin/metas/add-parser &&
+		amend_parser "parse as tea does" &&
+		git push -q origin metas/add-parser
+	) &&
+	(
+		cd uma &&
+		git fetch -q &&
+		git evolve >actual &&
+		test_grep "^rebasing metas/print-parser onto origin/metas/add-parser\$" actual &&
+		git checkout -q --detach origin/metas/add-parser &&
+		amend_parser "parse as uma does" &&
+		git evolve >actual &&
+		test_grep "^rebasing metas/print-parser onto metas/add-parser\$" actual &&
+		git push -q origin metas/add-parser metas/print-parser
+	) &&
+	(
+		cd tea &&
+		git fetch -q &&
+		git evolve >actual &&
+		test_grep "^fast-forwarding metas/add-parser to origin/metas/add-parser\$" actual &&
+		echo "parse as uma does" >expect &&
+		git show metas/add-parser:parser.c >actual &&
+		test_cmp expect actual
+	)
+'
+
 test_expect_success 'pull --evolve: a commit with the change id, made by another tool, lands it' '
 	test_when_finished "rm -rf jo jj fix.id" &&
 	clone_as jo &&

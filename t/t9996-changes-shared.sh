@@ -728,6 +728,24 @@ test_expect_success INSTALLED_GIT 'changes are shared through a server that the 
 	)
 '
 
+test_expect_success 'a push of a change that the server has in another version says to evolve' '
+	test_when_finished "rm -rf vic wes" &&
+	clone_as vic &&
+	clone_as wes &&
+	amend_fetched_parser vic &&
+	git -C vic push -q origin metas/add-parser &&
+	amend_fetched_parser wes &&
+	test_must_fail git -C wes push origin metas/add-parser 2>err &&
+	test_grep "hint: Updates were rejected because the remote has a version of a change" err &&
+	test_grep ! "git pull" err &&
+	git -C wes fetch -q &&
+	test_must_fail git -C wes push origin metas/add-parser 2>err &&
+	test_grep "hint: \"git evolve\", which takes it or says how to merge it with yours," err &&
+	test_must_fail git -C wes -c advice.pushUpdateRejected=false \
+		push origin metas/add-parser 2>err &&
+	test_grep ! "hint:" err
+'
+
 test_expect_success 'pull --evolve: a commit with the change id, made by another tool, lands it' '
 	test_when_finished "rm -rf jo jj fix.id" &&
 	clone_as jo &&

@@ -520,23 +520,32 @@ test_expect_success 'conflicting versions: merge --amend stops, --abort, --conti
 	)
 '
 
+# Two new clones: "$1" commits "$3" on add-parser (writing "$4" to the
+# file "$5", parser.c included) and pushes its change; "$2" fetches it,
+# commits "$6" on it, then amends add-parser below both. The change of
+# "$1" is then an orphan that only "$2"'s evolve can restack.
+build_on_collaborator () {
+	clone_as $1 &&
+	clone_as $2 &&
+	git -C $1 checkout -q --detach origin/metas/add-parser &&
+	test_commit -C $1 --no-tag "$3" "$5" "$4" &&
+	git -C $1 push -q origin "refs/metas/*:refs/metas/*" &&
+	(
+		cd $2 &&
+		git fetch -q &&
+		git checkout -q --detach "$(git -C ../$1 rev-parse HEAD)" &&
+		test_commit --no-tag "$6" "$2.c" &&
+		git checkout -q --detach origin/metas/add-parser &&
+		amend_parser "parse as $2 does"
+	)
+}
+
 test_expect_success 'work on a collaborator'"'"'s change restacks with it when its base is amended here' '
 	test_when_finished "rm -rf mia ned" &&
-	clone_as mia &&
-	clone_as ned &&
-	(
-		cd mia &&
-		git checkout -q --detach origin/metas/add-parser &&
-		test_commit --no-tag "Test the parser" test.c &&
-		git push -q origin metas/test-parser
-	) &&
+	build_on_collaborator mia ned "Test the parser" test test.c \
+		"Document the parser" &&
 	(
 		cd ned &&
-		git fetch -q &&
-		git checkout -q --detach origin/metas/test-parser &&
-		test_commit --no-tag "Document the parser" doc.c &&
-		git checkout -q --detach origin/metas/add-parser &&
-		amend_parser "parse as ned does" &&
 		remote_before=$(git rev-parse origin/metas/test-parser) &&
 		git evolve --dry-run >dry-run &&
 		git evolve >actual &&
@@ -561,23 +570,10 @@ test_expect_success 'work on a collaborator'"'"'s change restacks with it when i
 
 test_expect_success 'a conflict in a collaborator'"'"'s change stops evolve; --abort puts everything back' '
 	test_when_finished "rm -rf oli pia" &&
-	clone_as oli &&
-	clone_as pia &&
-	(
-		cd oli &&
-		git checkout -q --detach origin/metas/add-parser &&
-		echo "parse faster" >parser.c &&
-		test_tick &&
-		git commit -q -a -m "Tune the parser" &&
-		git push -q origin metas/tune-parser
-	) &&
+	build_on_collaborator oli pia "Tune the parser" "parse faster" parser.c \
+		"Time the parser" &&
 	(
 		cd pia &&
-		git fetch -q &&
-		git checkout -q --detach origin/metas/tune-parser &&
-		test_commit --no-tag "Time the parser" time.c &&
-		git checkout -q --detach origin/metas/add-parser &&
-		amend_parser "parse as pia does" &&
 		git for-each-ref >refs.before &&
 		git rev-parse HEAD >head.before &&
 		test_expect_code 1 git evolve >out 2>err &&
@@ -602,46 +598,42 @@ test_expect_success 'a conflict in a collaborator'"'"'s change stops evolve; --a
 	)
 '
 
+# In "$1", fetch a version of the change "$2" that "$1"'s adds nothing
+# to: the fetch says so, and evolve joins it and restacks "$3" on it.
+fetch_and_join () {
+	git -C $1 fetch 2>err &&
+	test_grep "hint: metas/$2 adds nothing to origin/metas/$2; run \"git evolve\" to take that version." err &&
+	test_grep ! "divergence" err &&
+	git -C $1 evolve >actual &&
+	cat >expect <<-EOF &&
+	joining metas/$2 to origin/metas/$2, which has all of it
+	rebasing metas/$3 onto metas/$2
+	EOF
+	test_cmp expect actual
+}
+
 test_expect_success 'the same version made on both sides is joined, not merged' '
 	test_when_finished "rm -rf rio sam" &&
-	clone_as rio &&
-	clone_as sam &&
-	(
-		cd rio &&
-		git checkout -q --detach origin/metas/add-parser &&
-		test_commit --no-tag "Check the parser" check.c &&
-		git push -q origin metas/check-parser
-	) &&
+	build_on_collaborator rio sam "Check the parser" check check.c \
+		"Show the parser" &&
 	(
 		cd sam &&
-		git fetch -q &&
-		git checkout -q --detach origin/metas/check-parser &&
-		test_commit --no-tag "Show the parser" show.c &&
-		git checkout -q --detach origin/metas/add-parser &&
-		amend_parser "parse as sam does" &&
 		git push -q origin metas/add-parser &&
 		git evolve >actual &&
 		test_grep "^rebasing origin/metas/check-parser onto metas/add-parser\$" actual
 	) &&
 	(
-		# Rio rebases her change as Sam did, and shares it.
+		# Rio rebases her change as Sam did, later, and shares it.
 		cd rio &&
 		git fetch -q &&
+		test_tick &&
 		git evolve >actual &&
 		test_grep "^rebasing metas/check-parser onto origin/metas/add-parser\$" actual &&
 		git push -q origin metas/check-parser
 	) &&
+	fetch_and_join sam check-parser show-parser &&
 	(
 		cd sam &&
-		git fetch 2>err &&
-		test_grep "hint: metas/check-parser adds nothing to origin/metas/check-parser; run \"git evolve\" to take that version." err &&
-		test_grep ! "divergence" err &&
-		git evolve >actual &&
-		cat >expect <<-\EOF &&
-		joining metas/check-parser to origin/metas/check-parser, which has all of it
-		rebasing metas/show-parser onto metas/check-parser
-		EOF
-		test_cmp expect actual &&
 		test_cmp_rev metas/check-parser origin/metas/check-parser &&
 		test_cmp_rev metas/show-parser^ origin/metas/check-parser &&
 		git change list -v >actual &&
@@ -658,16 +650,9 @@ test_expect_success 'the same version made on both sides is joined, not merged' 
 		git commit -q -a --amend --no-edit &&
 		git push -q origin metas/check-parser
 	) &&
+	fetch_and_join sam check-parser show-parser &&
 	(
 		cd sam &&
-		git fetch 2>err &&
-		test_grep "hint: metas/check-parser adds nothing to origin/metas/check-parser" err &&
-		git evolve >actual &&
-		cat >expect <<-\EOF &&
-		joining metas/check-parser to origin/metas/check-parser, which has all of it
-		rebasing metas/show-parser onto metas/check-parser
-		EOF
-		test_cmp expect actual &&
 		git show metas/show-parser^:check.c >actual &&
 		echo "check more" >expect &&
 		test_cmp expect actual &&

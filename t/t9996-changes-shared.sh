@@ -664,7 +664,8 @@ test_lazy_prereq INSTALLED_GIT '
 	test -x /usr/bin/git
 '
 
-test_expect_success INSTALLED_GIT 'changes are shared through a server that the installed git serves' '
+# An older installed git may not read reftable or SHA-256 repositories.
+test_expect_success INSTALLED_GIT,SHA1,REFFILES 'changes are shared through a server that the installed git serves' '
 	test_when_finished "rm -rf installed.git tea uma" &&
 	write_script installed-git <<-\EOF &&
 	unset GIT_EXEC_PATH

@@ -2404,8 +2404,12 @@ int evolve_resolve_upstreams(struct repository *r, const char **names, int nr,
 			     struct string_list *upstreams, struct strbuf *err)
 {
 	for (int i = 0; i < nr; i++) {
-		struct commit *upstream = lookup_commit_reference_by_name(names[i]);
+		struct object_id oid;
+		struct commit *upstream = NULL;
 
+		/* One message for a name that is no commit, not two. */
+		if (!repo_get_oid_committish(r, names[i], &oid))
+			upstream = lookup_commit_reference_gently(r, &oid, 1);
 		if (!upstream) {
 			strbuf_addf(err, _("'%s' is not a valid commit"), names[i]);
 			return -1;

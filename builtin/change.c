@@ -240,7 +240,7 @@ static void add_graph_upstreams(struct repository *repo, struct rev_info *rev,
 		struct commit *commit;
 
 		if (repo_get_oid_committish(repo, item->string, &oid) ||
-		    !(commit = lookup_commit_reference(repo, &oid)))
+		    !(commit = lookup_commit_reference_gently(repo, &oid, 1)))
 			die(_("'%s' is not a valid commit"), item->string);
 		add_pending_oid(rev, item->string, &commit->object.oid,
 				UNINTERESTING);

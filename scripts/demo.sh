@@ -69,6 +69,7 @@ run git --version
 say "Alice makes three commits; each one starts a change, under refs/metas/"
 run git init -q -b main alice
 run cd alice
+run git commit -q --allow-empty -m 'Start the project'
 write parser.c 'int parse(void) { return 0; }'
 run git add parser.c
 run git commit -q -m 'Add the parser'

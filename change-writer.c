@@ -744,7 +744,10 @@ out:
 /* The lines a fetch adds to the content index, by bucket. */
 struct fetched_index_lines {
 	struct strbuf buckets[256];
-	/* What the history walked last had already made obsolete. */
+	/*
+	 * What the version fetched before had made obsolete, and what
+	 * the lines list already.
+	 */
 	struct oidset known;
 	const char *refname;
 };
@@ -767,7 +770,8 @@ static void add_fetched_obsolete(const struct object_id *obsolete,
 {
 	struct fetched_index_lines *lines = data;
 
-	if (!oidset_contains(&lines->known, obsolete))
+	/* Reached by several edges, it is listed once. */
+	if (!oidset_insert(&lines->known, obsolete))
 		add_fetched_line(lines, obsolete);
 }
 

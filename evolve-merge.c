@@ -17,6 +17,7 @@
 #include "hex.h"
 #include "lockfile.h"
 #include "merge-ort.h"
+#include "odb.h"
 #include "read-cache-ll.h"
 #include "repository.h"
 #include "strbuf.h"
@@ -181,45 +182,56 @@ int evolve_record_merged_versions(struct repository *r, struct commit *a,
 	return record_rewrites(r, rewrites, 2, REWRITE_MODIFY, reason, err);
 }
 
-/* The author line of a parsed commit's buffer, and its message. */
-static int split_commit_buffer(const char *buf, const char **author,
-			       size_t *author_len, const char **message)
+/*
+ * The text of the commit `oid` without what two people who make the same
+ * version make differently: the committer line and the change id (each
+ * rebase of a commit without one mints its own). A signature stays, so
+ * a signed version is never the same as an unsigned one. Returns -1 if
+ * it cannot be read.
+ */
+static int version_text(struct repository *r, const struct object_id *oid,
+			struct strbuf *out)
 {
-	const char *eol;
+	enum object_type type;
+	size_t size;
+	char *buf = odb_read_object(r->objects, oid, &type, &size);
+	const char *p = buf, *end = buf + size;
+	int in_header = 1;
 
-	*author = strstr(buf, "\nauthor ");
-	*message = strstr(buf, "\n\n");
-	if (!*author || !*message || *author > *message)
+	if (!buf || type != OBJ_COMMIT) {
+		free(buf);
 		return -1;
-	eol = strchrnul(*author + 1, '\n');
-	*author_len = eol - *author;
+	}
+	while (in_header && p < end) {
+		const char *eol = memchr(p, '\n', end - p);
+		size_t len = eol ? (size_t)(eol - p) + 1 : (size_t)(end - p);
+
+		if (len == 1)
+			in_header = 0;
+		if (!starts_with(p, "committer ") && !starts_with(p, "change-id "))
+			strbuf_add(out, p, len);
+		p += len;
+	}
+	strbuf_add(out, p, end - p);
+	free(buf);
 	return 0;
 }
 
 int evolve_same_version(struct repository *r, struct commit *a,
 			struct commit *b)
 {
-	const char *buf_a, *buf_b, *author_a, *author_b, *msg_a, *msg_b;
-	size_t len_a, len_b;
-	struct commit_list *pa, *pb;
-	int same = 0;
+	struct strbuf text_a = STRBUF_INIT, text_b = STRBUF_INIT;
+	int same;
 
+	/* A quick no for most pairs: another tree. */
 	if (repo_parse_commit(r, a) || repo_parse_commit(r, b) ||
 	    !oideq(get_commit_tree_oid(a), get_commit_tree_oid(b)))
 		return 0;
-	for (pa = a->parents, pb = b->parents; pa && pb;
-	     pa = pa->next, pb = pb->next)
-		if (!oideq(&pa->item->object.oid, &pb->item->object.oid))
-			return 0;
-	if (pa || pb)
-		return 0;
-	buf_a = repo_get_commit_buffer(r, a, NULL);
-	buf_b = repo_get_commit_buffer(r, b, NULL);
-	if (!split_commit_buffer(buf_a, &author_a, &len_a, &msg_a) &&
-	    !split_commit_buffer(buf_b, &author_b, &len_b, &msg_b))
-		same = len_a == len_b && !memcmp(author_a, author_b, len_a) &&
-		       !strcmp(msg_a, msg_b);
-	repo_unuse_commit_buffer(r, a, buf_a);
-	repo_unuse_commit_buffer(r, b, buf_b);
+	same = !version_text(r, &a->object.oid, &text_a) &&
+	       !version_text(r, &b->object.oid, &text_b) &&
+	       text_a.len == text_b.len &&
+	       !memcmp(text_a.buf, text_b.buf, text_a.len);
+	strbuf_release(&text_a);
+	strbuf_release(&text_b);
 	return same;
 }

@@ -164,6 +164,15 @@ static char *describe_onto(struct evolver *ev, struct change_node *onto_item,
 			break;
 		onto_item = below;
 	}
+	if (onto_item && onto_item->remote && onto_item->result == onto &&
+	    onto_item->changed && !onto_item->emptied) {
+		/* Rewritten, it is the local change continuing it. */
+		const char *remote = remote_change_name(
+			onto_item->refnames.items[0].string);
+
+		if (remote)
+			return xstrfmt("metas/%s", remote);
+	}
 	if (onto_item && onto_item->result == onto && !onto_item->carried &&
 	    !onto_item->emptied && !onto_item->abandoned) {
 		name = change_node_name(onto_item);
@@ -1064,8 +1073,7 @@ static int visit_one(struct evolver *ev, struct change_node *item)
 	}
 	parent = item->commit->parents ? item->commit->parents->item : NULL;
 
-	/* Whether a remote version landed is its author's business. */
-	if (!item->abandoned && !item->remote && ev->upstreams.nr) {
+	if (!item->abandoned && ev->upstreams.nr) {
 		struct string_list_item *upstream =
 			upstream_containing(ev, item->commit);
 		struct commit *as = upstream ? NULL :
@@ -1079,7 +1087,10 @@ static int visit_one(struct evolver *ev, struct change_node *item)
 			item->result = upstream->util;
 			item->changed = upstream->util != item->commit;
 			item->emptied = item->landed = 1;
-			if (as)
+			/* A remote version landed: its author's to delete. */
+			if (item->remote)
+				;
+			else if (as)
 				add_step(ev, EVOLVE_STEP_DELETE_LANDED_AS, item,
 					 xstrdup(upstream->string))->merge =
 					xstrdup(repo_find_unique_abbrev(ev->repo,
@@ -1167,6 +1178,31 @@ static int check_divergence(struct evolver *ev)
 	return -1;
 }
 
+/*
+ * The remote versions that no local change needed are their authors':
+ * done as they are, so that HEAD or a branch on one does not make
+ * follow() rebase it.
+ */
+static void leave_remote_versions(struct evolver *ev)
+{
+	struct string_list refnames = STRING_LIST_INIT_NODUP;
+	struct string_list_item *name;
+
+	change_table_refnames(&ev->graph.remote_table, &refnames);
+	for_each_string_list_item(name, &refnames) {
+		struct change_head *head =
+			change_table_get(&ev->graph.remote_table, name->string);
+		struct change_node *item = head ?
+			oidmap_get(&ev->graph.items, &head->content) : NULL;
+
+		if (item && item->remote && item->state == ITEM_PENDING) {
+			item->state = ITEM_DONE;
+			item->result = item->commit;
+		}
+	}
+	string_list_clear(&refnames, 0);
+}
+
 static int visit_all(struct evolver *ev)
 {
 	struct string_list refnames = STRING_LIST_INIT_NODUP;
@@ -1197,6 +1233,8 @@ static int visit_all(struct evolver *ev)
 	}
 	stop_progress(&progress);
 	string_list_clear(&refnames, 0);
+	if (!ret)
+		leave_remote_versions(ev);
 	return ret;
 }
 
@@ -2144,6 +2182,28 @@ static struct obsolete_commit *first_same_divergence(struct evolver *ev)
 }
 
 /*
+ * Whether `commit` is an earlier version in the history of a change of
+ * `item`: that of one change, not every change's.
+ */
+static int in_history_of_item(struct evolver *ev, struct change_node *item,
+			      struct commit *commit)
+{
+	struct oidset history = OIDSET_INIT;
+	struct string_list_item *name;
+	int found;
+
+	for_each_string_list_item(name, &item->refnames) {
+		struct change_head *head = name->util;
+
+		if (head)
+			change_history_add(ev->repo, &head->head, &history);
+	}
+	found = oidset_contains(&history, &commit->object.oid);
+	oidset_clear(&history);
+	return found;
+}
+
+/*
  * Of the two versions of `divergent`, the one that the other adds
  * nothing to, or NULL if only a merge can join them: of the same version
  * made twice, the remote one if one is (no new commit is made); or the
@@ -2154,14 +2214,12 @@ static struct change_node *version_to_keep(struct evolver *ev,
 					   struct obsolete_commit *divergent)
 {
 	struct change_node *a = divergent->newest, *b = divergent->divergent;
-	struct commit *base;
 
 	if (evolve_same_version(ev->repo, a->commit, b->commit))
 		return b->remote ? b : a;
-	base = evolve_meta_merge_base(ev->repo, a->commit, b->commit);
-	if (base == a->commit)
+	if (in_history_of_item(ev, b, a->commit))
 		return b;
-	if (base == b->commit)
+	if (in_history_of_item(ev, a, b->commit))
 		return a;
 	return NULL;
 }

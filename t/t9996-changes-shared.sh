@@ -541,7 +541,7 @@ build_on_collaborator () {
 }
 
 test_expect_success 'work on a collaborator'"'"'s change restacks with it when its base is amended here' '
-	test_when_finished "rm -rf mia ned" &&
+	test_when_finished "rm -rf mia ned yan" &&
 	build_on_collaborator mia ned "Test the parser" test test.c \
 		"Document the parser" &&
 	(
@@ -551,7 +551,7 @@ test_expect_success 'work on a collaborator'"'"'s change restacks with it when i
 		git evolve >actual &&
 		cat >expect <<-\EOF &&
 		rebasing origin/metas/test-parser onto metas/add-parser
-		rebasing metas/document-parser onto origin/metas/test-parser
+		rebasing metas/document-parser onto metas/test-parser
 		EOF
 		test_cmp expect actual &&
 		test_cmp expect dry-run &&
@@ -565,6 +565,27 @@ test_expect_success 'work on a collaborator'"'"'s change restacks with it when i
 		test_cmp expect actual &&
 		# It continues the version fetched: the push fast-forwards.
 		git push -q origin metas/add-parser metas/test-parser
+	) &&
+
+	# Only what local work needs: HEAD on a remote version is no reason.
+	clone_as yan &&
+	git -C yan checkout -q --detach origin/metas/test-parser &&
+	(
+		cd ned &&
+		git checkout -q --detach metas/add-parser &&
+		amend_parser "parse as ned does, again" &&
+		git push -q origin metas/add-parser
+	) &&
+	(
+		cd yan &&
+		git fetch -q &&
+		git rev-parse HEAD >head.before &&
+		git evolve >actual &&
+		echo "Nothing to evolve" >expect &&
+		test_cmp expect actual &&
+		git rev-parse HEAD >head.after &&
+		test_cmp head.before head.after &&
+		test_must_fail git show-ref --verify -q refs/metas/test-parser
 	)
 '
 
@@ -588,7 +609,7 @@ test_expect_success 'a conflict in a collaborator'"'"'s change stops evolve; --a
 		echo "parse faster, as pia does" >parser.c &&
 		git add parser.c &&
 		git evolve --continue >out &&
-		test_grep "rebasing metas/time-parser onto origin/metas/tune-parser" out &&
+		test_grep "rebasing metas/time-parser onto metas/tune-parser" out &&
 		test_cmp_rev metas/tune-parser^ metas/add-parser &&
 		test_cmp_rev metas/time-parser^ metas/tune-parser &&
 		git show metas/tune-parser:parser.c >actual &&

@@ -804,8 +804,7 @@ void index_fetched_changes(struct repository *r, const struct ref_move *moves,
 	struct fetched_index_lines lines = { .known = OIDSET_INIT };
 
 	for (size_t i = 0; i < nr; i++)
-		if (remote_change_name(moves[i].refname) &&
-		    !check_refname_format(moves[i].refname, 0))
+		if (is_remote_change_refname(moves[i].refname))
 			add_fetched_change(r, &lines, &moves[i]);
 	for (size_t i = 0; i < ARRAY_SIZE(lines.buckets); i++) {
 		char *path;

@@ -1088,15 +1088,13 @@ static int visit_one(struct evolver *ev, struct change_node *item)
 			item->changed = upstream->util != item->commit;
 			item->emptied = item->landed = 1;
 			/* A remote version landed: its author's to delete. */
-			if (item->remote)
-				;
-			else if (as)
+			if (!item->remote && as)
 				add_step(ev, EVOLVE_STEP_DELETE_LANDED_AS, item,
 					 xstrdup(upstream->string))->merge =
 					xstrdup(repo_find_unique_abbrev(ev->repo,
 									&as->object.oid,
 									DEFAULT_ABBREV));
-			else
+			else if (!item->remote)
 				add_step(ev, EVOLVE_STEP_DELETE_LANDED, item,
 					 xstrdup(upstream->string));
 			item->state = ITEM_DONE;
@@ -1142,9 +1140,13 @@ enum divergence_kind {
 	DIVERGENCE_WITH_REMOTE,
 };
 
-/* A divergent commit of that kind, the same one every time, or NULL. */
-static struct obsolete_commit *first_divergence(struct evolver *ev,
-						enum divergence_kind kind)
+/*
+ * A divergent commit of that kind for which `only` (if not NULL) holds,
+ * the same one every time, or NULL.
+ */
+static struct obsolete_commit *first_divergence_where(
+	struct evolver *ev, enum divergence_kind kind,
+	int (*only)(struct evolver *ev, struct obsolete_commit *divergent))
 {
 	struct oidmap_iter iter;
 	struct obsolete_commit *obsolete;
@@ -1160,10 +1162,18 @@ static struct obsolete_commit *first_divergence(struct evolver *ev,
 		if (remotes == 2 ||
 		    (remotes && kind == DIVERGENCE_LOCAL))
 			continue;
-		if (!first || oidcmp(&obsolete->entry.oid, &first->entry.oid) < 0)
+		if (first && oidcmp(&obsolete->entry.oid, &first->entry.oid) > 0)
+			continue;
+		if (!only || only(ev, obsolete))
 			first = obsolete;
 	}
 	return first;
+}
+
+static struct obsolete_commit *first_divergence(struct evolver *ev,
+						enum divergence_kind kind)
+{
+	return first_divergence_where(ev, kind, NULL);
 }
 
 /* Divergence stops evolve before anything moves. */
@@ -2156,29 +2166,11 @@ static int auto_merge_versions(struct evolver *ev,
 	return ret;
 }
 
-/*
- * A divergence between two versions that are the same, the same one
- * every time, or NULL. Not between two remote versions, which are their
- * authors' business.
- */
-static struct obsolete_commit *first_same_divergence(struct evolver *ev)
+/* Whether the two versions of `divergent` are the same version. */
+static int same_versions(struct evolver *ev, struct obsolete_commit *divergent)
 {
-	struct oidmap_iter iter;
-	struct obsolete_commit *obsolete;
-	struct obsolete_commit *first = NULL;
-
-	oidmap_iter_init(&ev->graph.obsolete, &iter);
-	while ((obsolete = oidmap_iter_next(&iter))) {
-		if (!obsolete->divergent ||
-		    (obsolete->newest->remote && obsolete->divergent->remote))
-			continue;
-		if (first && oidcmp(&obsolete->entry.oid, &first->entry.oid) > 0)
-			continue;
-		if (evolve_same_version(ev->repo, obsolete->newest->commit,
-				 obsolete->divergent->commit))
-			first = obsolete;
-	}
-	return first;
+	return evolve_same_version(ev->repo, divergent->newest->commit,
+				   divergent->divergent->commit);
 }
 
 /*
@@ -2250,7 +2242,8 @@ static int join_versions(struct evolver *ev, struct obsolete_commit *divergent,
 
 /*
  * Before the changes are evolved, end the divergences that need no merge
- * (join_versions()), and those that the enabled transformations can end: a follow-up merge of the divergent versions
+ * (join_versions()), and those that the enabled transformations can
+ * end: a follow-up merge of the divergent versions
  * (opts->follow_up_merges), else merging them (opts->auto_merge). One
  * at a time, reloading the changes after each, until none is left or one
  * cannot be ended: evolve then stops on that one, as it would without
@@ -2280,7 +2273,8 @@ static int resolve_divergences(struct evolver *ev, struct repository *r,
 		change_graph_load(&ev->graph);
 		if (!max_tries)
 			max_tries = oidmap_get_size(&ev->graph.obsolete);
-		divergent = first_same_divergence(ev);
+		divergent = first_divergence_where(ev, DIVERGENCE_WITH_REMOTE,
+						   same_versions);
 		if (!divergent)
 			divergent = first_divergence(ev, DIVERGENCE_WITH_REMOTE);
 		if (divergent && (kept = version_to_keep(ev, divergent))) {

@@ -616,6 +616,13 @@ static void load_from_tables(struct change_graph *graph)
 	add_remote_versions(graph);
 }
 
+void change_graph_show_moved(struct change_graph *graph,
+			     struct strmap *moved)
+{
+	change_table_show_moved(&graph->table, moved);
+	change_table_show_moved(&graph->remote_table, moved);
+}
+
 void change_graph_load(struct change_graph *graph)
 {
 	/*

@@ -142,6 +142,14 @@ void change_graph_init(struct change_graph *graph, struct repository *r);
 void change_graph_release(struct change_graph *graph);
 
 /*
+ * Load the changes as `moved` (refname -> struct object_id) says they
+ * would be, not as their refs are (see change_table_show_moved()): for a
+ * dry run. Call it before loading.
+ */
+void change_graph_show_moved(struct change_graph *graph,
+			     struct strmap *moved);
+
+/*
  * A commit without a change between a change and the obsolete (or
  * abandoned) commit it is built on, say the commit of a change that was
  * forgotten, or commits made while changes were off, must move with the

@@ -35,6 +35,7 @@ void change_table_init(struct change_table *table)
 				 &table->memory_pool, 1);
 	table->known = NULL;
 	table->known_data = NULL;
+	table->moved = NULL;
 	table->order = NULL;
 	table->order_nr = table->order_alloc = 0;
 	table->order_unsorted = 0;
@@ -154,7 +155,13 @@ struct add_change_cb {
 	struct repository *repo;
 };
 
-static int add_change_ref(const struct reference *ref, void *cb_data)
+void change_table_show_moved(struct change_table *table,
+			     struct strmap *moved)
+{
+	table->moved = moved;
+}
+
+static int add_change_at(const struct reference *ref, void *cb_data)
 {
 	struct add_change_cb *cb = cb_data;
 	struct change_table *table = cb->table;
@@ -181,6 +188,55 @@ static int add_change_ref(const struct reference *ref, void *cb_data)
 
 	strbuf_release(&err);
 	return 0;
+}
+
+/* As add_change_at(), at where table->moved says the change would be. */
+static int add_change_ref(const struct reference *ref, void *cb_data)
+{
+	struct add_change_cb *cb = cb_data;
+	const struct object_id *moved = NULL;
+	struct reference at = *ref;
+
+	if (cb->table->moved)
+		moved = strmap_get(cb->table->moved, ref->name);
+	if (!moved)
+		return add_change_at(ref, cb_data);
+	if (is_null_oid(moved))
+		return 0;
+	at.oid = moved;
+	return add_change_at(&at, cb_data);
+}
+
+/* Whether `refname` names a change of one of the CHANGE_KIND_* `kinds`. */
+static int is_change_of_kinds(const char *refname, unsigned kinds)
+{
+	return ((kinds & CHANGE_KIND_LOCAL) &&
+		starts_with(refname, CHANGES_REF_PREFIX)) ||
+	       ((kinds & CHANGE_KIND_HIDDEN) &&
+		starts_with(refname, HIDDEN_CHANGES_REF_PREFIX)) ||
+	       ((kinds & CHANGE_KIND_REMOTE) && remote_change_name(refname));
+}
+
+/* The changes that table->moved creates: they have no ref to be found by. */
+static void add_created_changes(struct add_change_cb *cb, unsigned kinds)
+{
+	struct hashmap_iter iter;
+	struct strmap_entry *entry;
+
+	if (!cb->table->moved)
+		return;
+	strmap_for_each_entry(cb->table->moved, &iter, entry) {
+		struct reference ref = {
+			.name = entry->key,
+			.oid = entry->value,
+		};
+
+		if (!is_null_oid(ref.oid) &&
+		    is_change_of_kinds(ref.name, kinds) &&
+		    !strmap_contains(&cb->table->refname_to_change_head,
+				     ref.name))
+			add_change_at(&ref, cb);
+	}
 }
 
 struct change_ref_filter {
@@ -235,6 +291,7 @@ void change_table_add_kinds(struct change_table *table, struct repository *r,
 	};
 
 	for_each_change_ref(r, kinds, add_change_ref, &cb);
+	add_created_changes(&cb, kinds);
 }
 
 void change_table_add_ref(struct change_table *table, struct repository *r,
@@ -244,13 +301,16 @@ void change_table_add_ref(struct change_table *table, struct repository *r,
 		.table = table,
 		.repo = r,
 	};
-	struct object_id oid;
+	struct object_id oid = { 0 };
 	struct reference ref = {
 		.name = refname,
 		.oid = &oid,
 	};
 
-	if (!strmap_contains(&table->refname_to_change_head, refname) &&
+	if (strmap_contains(&table->refname_to_change_head, refname))
+		return;
+	/* A change that would be created has no ref to read. */
+	if ((table->moved && strmap_contains(table->moved, refname)) ||
 	    !refs_read_ref(get_main_ref_store(r), refname, &oid))
 		add_change_ref(&ref, &cb);
 }

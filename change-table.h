@@ -54,6 +54,12 @@ struct change_table {
 	/* If set, asked first about each head the table reads. */
 	change_head_known_fn known;
 	void *known_data;
+	/*
+	 * If set, refname -> struct object_id: the head each of those
+	 * changes would have after moves not made (a dry run's), read in
+	 * place of the ref (see change_table_show_moved()).
+	 */
+	struct strmap *moved;
 	/* The keys of refname_to_change_head in the order they came. */
 	const char **order;
 	size_t order_nr, order_alloc;
@@ -63,6 +69,17 @@ struct change_table {
 
 void change_table_init(struct change_table *table);
 void change_table_clear(struct change_table *table);
+
+/*
+ * Have the functions below that add changes from their refs add them as
+ * `moved` (refname -> struct object_id) says they would be: a change
+ * listed there has that head instead of its ref's value, and is added
+ * even if it has no ref yet. For a dry run, which tells what a command
+ * would do after moves that it does not make. `moved` must outlive the
+ * table's loading.
+ */
+void change_table_show_moved(struct change_table *table,
+			     struct strmap *moved);
 
 /*
  * Add the change `refname` whose head is `head`. Returns -1 with a message in

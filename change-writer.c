@@ -1212,6 +1212,8 @@ struct rewrite_batch {
 	unsigned all_changes_known:1;
 	/* The metacommits written so far are held in memory. */
 	unsigned holding_writes:1;
+	/* The caller holds them, for a dry run to discard them. */
+	unsigned held_by_caller:1;
 	/* Name new changes looking for refs in their way too. */
 	unsigned thorough:1;
 	/* The changes fetched from remotes, read when first needed. */
@@ -1226,7 +1228,7 @@ struct rewrite_batch {
  */
 static void batch_hold_writes(struct rewrite_batch *batch)
 {
-	if (batch->holding_writes)
+	if (batch->holding_writes || batch->held_by_caller)
 		return;
 	odb_hold_writes(batch->repo->objects);
 	batch->holding_writes = 1;
@@ -1915,6 +1917,36 @@ void finish_change_recording(struct change_recording *rec, int committed)
 		batch_index(&rec->batch);
 	batch_clear(&rec->batch);
 	free(rec);
+}
+
+struct change_recording *start_change_preview(struct repository *r)
+{
+	struct change_recording *rec = xcalloc(1, sizeof(*rec));
+
+	rec->batch.repo = r;
+	rec->batch.thorough = 1;
+	rec->batch.held_by_caller = 1;
+	string_list_init_dup(&rec->batch.changes);
+	return rec;
+}
+
+int preview_rewrites(struct change_recording *rec,
+		     const struct commit_rewrite *rewrites, size_t nr,
+		     enum rewrite_type type, const char *reason,
+		     struct strmap *moved, struct strbuf *err)
+{
+	struct string_list_item *item;
+
+	rec->batch.reason = reason;
+	if (batch_add_rewrites(&rec->batch, rewrites, nr, type, err))
+		return -1;
+	for_each_string_list_item(item, &rec->batch.changes) {
+		struct batch_change *change = item->util;
+
+		if (change->msg)
+			strmap_put(moved, item->string, &change->head);
+	}
+	return 0;
 }
 
 int record_rewrites(struct repository *r, const struct commit_rewrite *rewrites,

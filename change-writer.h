@@ -16,6 +16,7 @@
 struct commit;
 struct repository;
 struct string_list;
+struct strmap;
 
 /* Allow a change to be moved to a commit that does not replace its head. */
 #define METACOMMIT_UPDATE_FORCE    (1 << 0)
@@ -271,6 +272,30 @@ int queue_change_recording(struct change_recording *rec,
 			   struct ref_transaction *transaction,
 			   struct strbuf *err);
 void finish_change_recording(struct change_recording *rec, int committed);
+
+/*
+ * What recording rewrites would do, for a dry run that tells what a
+ * command would do after them:
+ *
+ *   odb_hold_writes(r->objects);
+ *   rec = start_change_preview(r);
+ *   preview_rewrites(rec, rewrites, nr, type, reason, &moved, err);
+ *   ... change_graph_show_moved(graph, &moved), load the graph ...
+ *   finish_change_recording(rec, 0);
+ *   odb_discard_writes(r->objects);
+ *
+ * preview_rewrites() adds rewrites as record_rewrites() would record
+ * them, a later call going on from what the earlier ones did, but moves
+ * no ref: it sets in `moved` (refname -> struct object_id, owned by
+ * `rec`) the head that each change it would move would have. The
+ * metacommits are written where the caller holds writes, to discard
+ * them. Returns 0, or -1 with a message in `err`.
+ */
+struct change_recording *start_change_preview(struct repository *r);
+int preview_rewrites(struct change_recording *rec,
+		     const struct commit_rewrite *rewrites, size_t nr,
+		     enum rewrite_type type, const char *reason,
+		     struct strmap *moved, struct strbuf *err);
 
 /*
  * Record, in a single ref transaction, that the commits of `copies` were

@@ -11,6 +11,7 @@
 
 struct commit;
 struct commit_list;
+struct commit_rewrite;
 struct object_id;
 struct repository;
 struct strbuf;
@@ -46,6 +47,11 @@ int evolve_merge_versions(struct repository *r, struct commit *a,
 			  struct commit *b, const char *b_label,
 			  int leave_conflicts, struct object_id *merged,
 			  struct strbuf *err);
+
+/* Fill the two `rewrites` with "`merged` replaces both `a` and `b`". */
+void evolve_merged_versions_rewrites(struct commit_rewrite *rewrites,
+				     struct commit *a, struct commit *b,
+				     const struct object_id *merged);
 
 /* Record that `merged` replaces both `a` and `b`. */
 int evolve_record_merged_versions(struct repository *r, struct commit *a,

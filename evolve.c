@@ -50,6 +50,18 @@
 #include "worktree.h"
 #include "wt-status.h"
 
+/*
+ * What a dry run would have recorded: the divergences that the run would
+ * end before evolving are ended as well, in memory only (see
+ * preview_rewrites()), and the changes are loaded as they would be then,
+ * so that it says what the run would do after them.
+ */
+struct dry_run {
+	struct change_recording *rec;
+	/* refname -> struct object_id: where the changes would be. */
+	struct strmap moved;
+};
+
 struct evolver {
 	struct repository *repo;
 	const struct evolve_options *opts;
@@ -59,6 +71,8 @@ struct evolver {
 	 * (change_graph_carried_node()).
 	 */
 	struct change_graph graph;
+	/* For --dry-run: what it would have recorded. */
+	struct dry_run *dry_run;
 	struct merge_options merge_opt;
 	struct merge_result merge_result;
 	int merging;
@@ -1257,11 +1271,11 @@ static int evolve_in_memory(struct evolver *ev)
 {
 	int ret;
 
+	/* A dry run holds them from its start, to drop them at its end. */
+	if (ev->dry_run)
+		return visit_all(ev);
 	odb_hold_writes(ev->repo->objects);
 	ret = visit_all(ev);
-	/* A dry run drops them once it has said what it would do. */
-	if (ev->opts->dry_run)
-		return ret;
 	if (odb_release_writes(ev->repo->objects)) {
 		strbuf_addstr(ev->err, _("could not write the evolved commits"));
 		/* Nothing to stop at: the conflict's commits are missing. */
@@ -2086,6 +2100,35 @@ static struct change_node *follow_up_merge(struct evolver *ev,
 }
 
 /*
+ * Record that the commits of `rewrites` were rewritten, or, in a dry run,
+ * that they would be.
+ */
+static int record_version_rewrites(struct evolver *ev,
+				   const struct commit_rewrite *rewrites,
+				   size_t nr, const char *reason)
+{
+	if (ev->dry_run)
+		return preview_rewrites(ev->dry_run->rec, rewrites, nr,
+					REWRITE_MODIFY, reason,
+					&ev->dry_run->moved, ev->err);
+	return record_rewrites(ev->repo, rewrites, nr, REWRITE_MODIFY, reason,
+			       ev->err);
+}
+
+/* Record that `merged` replaces both `a` and `b`, as record_version_rewrites(). */
+static int record_merged_versions(struct evolver *ev, struct commit *a,
+				  struct commit *b,
+				  const struct object_id *merged,
+				  const char *reason)
+{
+	struct commit_rewrite rewrites[2];
+
+	evolve_merged_versions_rewrites(rewrites, a, b, merged);
+	return record_version_rewrites(ev, rewrites, ARRAY_SIZE(rewrites),
+				       reason);
+}
+
+/*
  * The design's first transformation: the user already merged the
  * divergent versions in a follow-up change. Squash that merge into them:
  * a commit with the merge's tree, the parents of both versions and the
@@ -2125,8 +2168,8 @@ static int squash_follow_up_merge(struct evolver *ev,
 	save_item_changes(ev, merge);
 	for (size_t i = 0; i < ARRAY_SIZE(rewrites); i++)
 		oidcpy(&rewrites[i].new, &squashed);
-	if (record_rewrites(r, rewrites, ARRAY_SIZE(rewrites), REWRITE_MODIFY,
-			    "evolve (follow-up merge)", ev->err))
+	if (record_version_rewrites(ev, rewrites, ARRAY_SIZE(rewrites),
+				    "evolve (follow-up merge)"))
 		return -1;
 	add_step(ev, EVOLVE_STEP_SQUASH_MERGE, divergent->newest,
 		 xstrdup(change_node_name(divergent->divergent)))->merge =
@@ -2156,10 +2199,8 @@ static int auto_merge_versions(struct evolver *ev,
 		save_item_changes(ev, theirs);
 	}
 	if (!ret)
-		ret = evolve_record_merged_versions(ev->repo, ours->commit,
-						    theirs->commit, &merged,
-						    "evolve --auto-merge",
-						    ev->err);
+		ret = record_merged_versions(ev, ours->commit, theirs->commit,
+					     &merged, "evolve --auto-merge");
 	if (!ret)
 		add_step(ev, EVOLVE_STEP_MERGE_DIVERGENT, ours,
 			 xstrdup(change_node_name(theirs)));
@@ -2230,10 +2271,8 @@ static int join_versions(struct evolver *ev, struct obsolete_commit *divergent,
 
 	save_item_changes(ev, other);
 	save_item_changes(ev, kept);
-	if (evolve_record_merged_versions(ev->repo, other->commit,
-					  kept->commit,
-					  &kept->commit->object.oid,
-					  "evolve (join)", ev->err))
+	if (record_merged_versions(ev, other->commit, kept->commit,
+				   &kept->commit->object.oid, "evolve (join)"))
 		return -1;
 	add_step(ev, EVOLVE_STEP_JOIN, other,
 		 xstrdup(change_node_name(kept)));
@@ -2256,7 +2295,8 @@ static int join_versions(struct evolver *ev, struct obsolete_commit *divergent,
 static int resolve_divergences(struct evolver *ev, struct repository *r,
 			       const struct evolve_options *opts,
 			       struct evolve_result *result,
-			       struct strbuf *saved_changes, struct strbuf *err)
+			       struct strbuf *saved_changes,
+			       struct dry_run *dry_run, struct strbuf *err)
 {
 	/* Each round ends a divergence; never try more than there were. */
 	unsigned tries = 0, max_tries = 0;
@@ -2270,6 +2310,9 @@ static int resolve_divergences(struct evolver *ev, struct repository *r,
 		ev->opts = opts;
 		ev->result = result;
 		ev->saved_changes = saved_changes;
+		ev->dry_run = dry_run;
+		if (dry_run)
+			change_graph_show_moved(&ev->graph, &dry_run->moved);
 		change_graph_load(&ev->graph);
 		if (!max_tries)
 			max_tries = oidmap_get_size(&ev->graph.obsolete);
@@ -2311,7 +2354,8 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 	struct evolver ev;
 	struct strbuf done = STRBUF_INIT;
 	struct strbuf saved_changes = STRBUF_INIT;
-	int in_memory = 0, loaded = 0, ret;
+	struct dry_run dry_run = { 0 };
+	int loaded = 0, ret = 0;
 
 	if (opts->action == EVOLVE_START && evolve_in_progress(r)) {
 		strbuf_addstr(err, _("an evolve is in progress; use \"git evolve --continue\", "
@@ -2323,19 +2367,28 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 		return -1;
 	}
 
-	if (opts->action == EVOLVE_START && !opts->dry_run) {
+	if (opts->dry_run) {
+		/* What it writes is dropped once it has said what it would do. */
+		odb_hold_writes(r->objects);
+		dry_run.rec = start_change_preview(r);
+		strmap_init(&dry_run.moved);
+	}
+	if (opts->action == EVOLVE_START) {
 		ret = resolve_divergences(&ev, r, opts, result, &saved_changes,
-					  err);
-		if (ret < 0) {
-			strbuf_release(&saved_changes);
-			return -1;
-		}
+					  opts->dry_run ? &dry_run : NULL, err);
+		if (ret < 0)
+			goto out;
 		/* Loading every change costs most: do it once if we can. */
 		loaded = !ret;
 	}
 
-	if (!loaded)
+	if (!loaded) {
 		evolver_init(&ev, r, err);
+		if (opts->dry_run) {
+			ev.dry_run = &dry_run;
+			change_graph_show_moved(&ev.graph, &dry_run.moved);
+		}
+	}
 	ev.opts = opts;
 	ev.result = result;
 	ev.saved_changes = &saved_changes;
@@ -2361,7 +2414,6 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 		seed_done(&ev, done.buf);
 		ev.new_rewrites = ev.rewrites_nr;
 		ret = evolve_in_memory(&ev);
-		in_memory = 1;
 	}
 	if (!ret)
 		ret = write_results(&ev);
@@ -2372,8 +2424,6 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 		forget_orphaned(r);
 		forget_divergent(r);
 	}
-	if (in_memory && opts->dry_run)
-		odb_discard_writes(r->objects);
 
 	if (ev.merging)
 		merge_finalize(&ev.merge_opt, &ev.merge_result);
@@ -2381,6 +2431,12 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 	free(ev.emptied);
 	free(ev.head_branch);
 	evolver_release(&ev);
+out:
+	if (opts->dry_run) {
+		strmap_clear(&dry_run.moved, 0);
+		finish_change_recording(dry_run.rec, 0);
+		odb_discard_writes(r->objects);
+	}
 	strbuf_release(&done);
 	strbuf_release(&saved_changes);
 	return ret;

@@ -1059,7 +1059,12 @@ test_expect_success 'evolve --auto-merge merges divergent versions, unless they 
 		test_must_fail git evolve 2>err &&
 		test_grep "divergence" err &&
 		test_grep ! "auto-merge" err &&
+		git for-each-ref >refs.before &&
+		git evolve --auto-merge --dry-run >dry-run &&
+		git for-each-ref >refs.after &&
+		test_cmp refs.before refs.after &&
 		git evolve --auto-merge >out &&
+		test_cmp dry-run out &&
 		test_grep "^merging the divergent versions of metas/" out &&
 		test_grep "^rebasing metas/child onto metas/" out &&
 		test_write_lines one 2 3 4 five >expect &&
@@ -1109,12 +1114,16 @@ test_expect_success 'a follow-up merge of divergent versions resolves the diverg
 		git for-each-ref >refs.before &&
 		test_must_fail git evolve --no-follow-up-merges 2>err &&
 		test_grep "divergence" err &&
-		test_must_fail git evolve --dry-run 2>err &&
-		test_grep "divergence" err &&
+		# A dry run says what the run does after the squash too.
+		git count-objects -v >objects.before &&
+		git evolve --dry-run >dry-run &&
 		git for-each-ref >refs.after &&
 		test_cmp refs.before refs.after &&
+		git count-objects -v >objects.after &&
+		test_cmp objects.before objects.after &&
 
 		git evolve >out &&
+		test_cmp dry-run out &&
 		test_grep "^squashing metas/merge-two-versions into the divergent versions of metas/file and metas/file-2\$" out &&
 		test_grep "^rebasing metas/child onto metas/" out &&
 

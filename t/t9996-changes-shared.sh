@@ -620,16 +620,22 @@ test_expect_success 'a conflict in a collaborator'"'"'s change stops evolve; --a
 '
 
 # In "$1", fetch a version of the change "$2" that "$1"'s adds nothing
-# to: the fetch says so, and evolve joins it and restacks "$3" on it.
+# to: the fetch says so, and evolve joins it and restacks "$3" on it,
+# as a dry run says first without moving anything.
 fetch_and_join () {
 	git -C $1 fetch 2>err &&
 	test_grep "hint: metas/$2 adds nothing to origin/metas/$2; run \"git evolve\" to take that version." err &&
 	test_grep ! "divergence" err &&
-	git -C $1 evolve >actual &&
 	cat >expect <<-EOF &&
 	joining metas/$2 to origin/metas/$2, which has all of it
 	rebasing metas/$3 onto metas/$2
 	EOF
+	git -C $1 for-each-ref >refs.before &&
+	git -C $1 evolve --dry-run >actual &&
+	test_cmp expect actual &&
+	git -C $1 for-each-ref >refs.after &&
+	test_cmp refs.before refs.after &&
+	git -C $1 evolve >actual &&
 	test_cmp expect actual
 }
 

@@ -981,6 +981,96 @@ static void find_orphans(struct change_graph *graph, struct oidset *orphans)
 	oidset_clear(&decided);
 }
 
+/*
+ * The text of the commit `oid` without what two people who make the same
+ * version make differently: the committer line and the change id (each
+ * rebase of a commit without one mints its own). A signature stays, so
+ * a signed version is never the same as an unsigned one. Returns -1 if
+ * it cannot be read.
+ */
+static int version_text(struct repository *r, const struct object_id *oid,
+			struct strbuf *out)
+{
+	enum object_type type;
+	size_t size;
+	char *buf = odb_read_object(r->objects, oid, &type, &size);
+	const char *p = buf, *end = buf + size;
+	int in_header = 1;
+
+	if (!buf || type != OBJ_COMMIT) {
+		free(buf);
+		return -1;
+	}
+	while (in_header && p < end) {
+		const char *eol = memchr(p, '\n', end - p);
+		size_t len = eol ? (size_t)(eol - p) + 1 : (size_t)(end - p);
+
+		if (len == 1)
+			in_header = 0;
+		if (!starts_with(p, "committer ") && !starts_with(p, "change-id "))
+			strbuf_add(out, p, len);
+		p += len;
+	}
+	strbuf_add(out, p, end - p);
+	free(buf);
+	return 0;
+}
+
+int change_same_version(struct repository *r, struct commit *a,
+			struct commit *b)
+{
+	struct strbuf text_a = STRBUF_INIT, text_b = STRBUF_INIT;
+	int same;
+
+	/* A quick no for most pairs: another tree. */
+	if (repo_parse_commit(r, a) || repo_parse_commit(r, b) ||
+	    !oideq(get_commit_tree_oid(a), get_commit_tree_oid(b)))
+		return 0;
+	same = !version_text(r, &a->object.oid, &text_a) &&
+	       !version_text(r, &b->object.oid, &text_b) &&
+	       text_a.len == text_b.len &&
+	       !memcmp(text_a.buf, text_b.buf, text_a.len);
+	strbuf_release(&text_a);
+	strbuf_release(&text_b);
+	return same;
+}
+
+/*
+ * Whether `commit` is an earlier version in the history of a change of
+ * `item`: that of one change, not every change's.
+ */
+static int in_history_of_node(struct repository *r, struct change_node *item,
+			      struct commit *commit)
+{
+	struct oidset history = OIDSET_INIT;
+	struct string_list_item *name;
+	int found;
+
+	for_each_string_list_item(name, &item->refnames) {
+		struct change_head *head = name->util;
+
+		if (head)
+			change_history_add(r, &head->head, &history);
+	}
+	found = oidset_contains(&history, &commit->object.oid);
+	oidset_clear(&history);
+	return found;
+}
+
+struct change_node *change_graph_version_to_keep(struct change_graph *graph,
+						 struct obsolete_commit *divergent)
+{
+	struct change_node *a = divergent->newest, *b = divergent->divergent;
+
+	if (change_same_version(graph->repo, a->commit, b->commit))
+		return b->remote ? b : a;
+	if (in_history_of_node(graph->repo, b, a->commit))
+		return b;
+	if (in_history_of_node(graph->repo, a, b->commit))
+		return a;
+	return NULL;
+}
+
 void evolve_change_states(struct repository *r, struct string_list *changes)
 {
 	struct change_graph graph;
@@ -988,6 +1078,8 @@ void evolve_change_states(struct repository *r, struct string_list *changes)
 	struct obsolete_commit *obsolete;
 	struct string_list_item *name;
 	struct oidset orphans = OIDSET_INIT;
+	/* The commits of versions that evolve joins to another. */
+	struct oidset joining = OIDSET_INIT;
 	struct string_list noted = STRING_LIST_INIT_DUP;
 	struct object_id head;
 
@@ -999,11 +1091,26 @@ void evolve_change_states(struct repository *r, struct string_list *changes)
 	if (refs_read_ref(get_main_ref_store(r), "HEAD", &head))
 		oidclr(&head, r->hash_algo);
 
-	/* Which changes are divergent: they replace a commit with another. */
+	/*
+	 * Which changes are divergent: they replace a commit with another.
+	 * One that another version has all of is behind it instead: evolve
+	 * joins it to that one without a merge.
+	 */
 	oidmap_iter_init(&graph.obsolete, &iter);
-	while ((obsolete = oidmap_iter_next(&iter)))
-		if (obsolete->divergent)
-			obsolete->newest->divergent = obsolete->divergent->divergent = 1;
+	while ((obsolete = oidmap_iter_next(&iter))) {
+		struct change_node *kept;
+
+		if (!obsolete->divergent)
+			continue;
+		kept = change_graph_version_to_keep(&graph, obsolete);
+		if (kept)
+			oidset_insert(&joining, kept == obsolete->newest ?
+				      &obsolete->divergent->commit->object.oid :
+				      &obsolete->newest->commit->object.oid);
+		else
+			obsolete->newest->divergent =
+				obsolete->divergent->divergent = 1;
+	}
 
 	for_each_string_list_item(name, changes) {
 		struct change_head *change = change_table_get(&graph.table,
@@ -1026,6 +1133,8 @@ void evolve_change_states(struct repository *r, struct string_list *changes)
 		if (item->divergent ||
 		    string_list_has_string(&noted, name->string))
 			state |= CHANGE_STATE_DIVERGENT;
+		if (oidset_contains(&joining, &item->commit->object.oid))
+			state |= CHANGE_STATE_BEHIND;
 		if (item->superseded)
 			state |= CHANGE_STATE_OBSOLETE;
 		if (oidset_contains(&orphans, &item->commit->object.oid))
@@ -1033,6 +1142,7 @@ void evolve_change_states(struct repository *r, struct string_list *changes)
 		name->util = (void *)state;
 	}
 	oidset_clear(&orphans);
+	oidset_clear(&joining);
 	string_list_clear(&noted, 0);
 	change_graph_release(&graph);
 }

@@ -291,6 +291,26 @@ int evolve_children(struct repository *r, struct commit *commit,
 struct commit *evolve_newest_parent(struct repository *r, struct commit *commit,
 				    struct strbuf *err);
 
+/*
+ * Whether two versions of one commit are the same one made twice: the
+ * same commit but for who committed it, and when, and its change id;
+ * two people who rebased a change the same way made them, and joining
+ * them needs no merge. A signed version is not the same as another.
+ */
+int change_same_version(struct repository *r, struct commit *a,
+			struct commit *b);
+
+/*
+ * Of the two versions of the divergent commit `divergent`, the one that
+ * the other adds nothing to, which "git evolve" joins the other to, or
+ * NULL if only a merge can join them: of the same version made twice,
+ * the remote one if one is (no new commit is made); or the newer, when
+ * one is an earlier version of the other (a version that joined another,
+ * then amended by its author, is that).
+ */
+struct change_node *change_graph_version_to_keep(struct change_graph *graph,
+						 struct obsolete_commit *divergent);
+
 /* The state of a change, for "git change list". */
 #define CHANGE_STATE_CURRENT   (1 << 0) /* its commit is HEAD */
 /* Built on an obsolete or abandoned commit, maybe through other changes. */
@@ -301,7 +321,9 @@ struct commit *evolve_newest_parent(struct repository *r, struct commit *commit,
 #define CHANGE_STATE_OBSOLETE  (1 << 4) /* another change replaces its commit */
 /*
  * A remote has a newer version of it, or a fetched commit with its id
- * is one, which "git evolve" fast-forwards to.
+ * is one, which "git evolve" fast-forwards to; or it diverged from a
+ * version that has all of it (change_graph_version_to_keep()), which
+ * "git evolve" joins it to.
  */
 #define CHANGE_STATE_BEHIND    (1 << 5)
 

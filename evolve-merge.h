@@ -59,13 +59,4 @@ int evolve_record_merged_versions(struct repository *r, struct commit *a,
 				  const struct object_id *merged,
 				  const char *reason, struct strbuf *err);
 
-/*
- * Whether two versions of one commit are the same one made twice: the
- * same commit but for who committed it, and when, and its change id;
- * two people who rebased a change the same way made them, and joining
- * them needs no merge. A signed version is not the same as another.
- */
-int evolve_same_version(struct repository *r, struct commit *a,
-			struct commit *b);
-
 #endif /* EVOLVE_MERGE_H */

@@ -388,7 +388,7 @@ void evolve_report_rewrites(struct repository *r,
 	content_index_cache_release(&cache);
 }
 
-/* Whether the version fetched is `content` made again (evolve_same_version()). */
+/* Whether the version fetched is `content` made again (change_same_version()). */
 static int same_fetched_version(struct repository *r, const char *remote_refname,
 				const struct object_id *fetched,
 				const struct object_id *content)
@@ -400,7 +400,7 @@ static int same_fetched_version(struct repository *r, const char *remote_refname
 	peel_change_head(r, remote_refname, &theirs);
 	a = lookup_commit_reference_gently(r, content, 1);
 	b = lookup_commit_reference_gently(r, &theirs, 1);
-	return a && b && evolve_same_version(r, a, b);
+	return a && b && change_same_version(r, a, b);
 }
 
 /*

@@ -2210,51 +2210,18 @@ static int auto_merge_versions(struct evolver *ev,
 /* Whether the two versions of `divergent` are the same version. */
 static int same_versions(struct evolver *ev, struct obsolete_commit *divergent)
 {
-	return evolve_same_version(ev->repo, divergent->newest->commit,
+	return change_same_version(ev->repo, divergent->newest->commit,
 				   divergent->divergent->commit);
 }
 
 /*
- * Whether `commit` is an earlier version in the history of a change of
- * `item`: that of one change, not every change's.
- */
-static int in_history_of_item(struct evolver *ev, struct change_node *item,
-			      struct commit *commit)
-{
-	struct oidset history = OIDSET_INIT;
-	struct string_list_item *name;
-	int found;
-
-	for_each_string_list_item(name, &item->refnames) {
-		struct change_head *head = name->util;
-
-		if (head)
-			change_history_add(ev->repo, &head->head, &history);
-	}
-	found = oidset_contains(&history, &commit->object.oid);
-	oidset_clear(&history);
-	return found;
-}
-
-/*
- * Of the two versions of `divergent`, the one that the other adds
- * nothing to, or NULL if only a merge can join them: of the same version
- * made twice, the remote one if one is (no new commit is made); or the
- * newer, when one is an earlier version of the other (a version that
- * joined another, then amended by its author, is that).
+ * Of the two versions of `divergent`, the one to keep
+ * (change_graph_version_to_keep()), or NULL if only a merge can join them.
  */
 static struct change_node *version_to_keep(struct evolver *ev,
 					   struct obsolete_commit *divergent)
 {
-	struct change_node *a = divergent->newest, *b = divergent->divergent;
-
-	if (evolve_same_version(ev->repo, a->commit, b->commit))
-		return b->remote ? b : a;
-	if (in_history_of_item(ev, b, a->commit))
-		return b;
-	if (in_history_of_item(ev, a, b->commit))
-		return a;
-	return NULL;
+	return change_graph_version_to_keep(&ev->graph, divergent);
 }
 
 /*

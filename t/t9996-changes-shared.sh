@@ -626,6 +626,9 @@ fetch_and_join () {
 	git -C $1 fetch 2>err &&
 	test_grep "hint: metas/$2 adds nothing to origin/metas/$2; run \"git evolve\" to take that version." err &&
 	test_grep ! "divergence" err &&
+	git -C $1 change list -v >list &&
+	test_grep "^  metas/$2 .* (\(obsolete, \)\{0,1\}behind) " list &&
+	test_grep ! "divergent" list &&
 	cat >expect <<-EOF &&
 	joining metas/$2 to origin/metas/$2, which has all of it
 	rebasing metas/$3 onto metas/$2

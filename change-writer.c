@@ -2160,7 +2160,8 @@ int restore_change(struct repository *r, const char *name,
 		    !refs_read_ref(refs, restored->buf, &oid))
 			ret = unabandon_change(r, restored->buf, &oid, err);
 		else
-			strbuf_addf(err, _("no hidden change '%s'"), name);
+			strbuf_addf(err, _("no hidden or abandoned change '%s'"),
+				    name);
 		goto out;
 	}
 	if (refs_ref_exists(refs, restored->buf)) {
@@ -2307,8 +2308,7 @@ int abandon_change(struct repository *r, const struct object_id *commit,
 	change_table_init(&table);
 	change_table_add_all_visible(&table, r);
 	if (!change_table_has_change_referencing(&table, commit)) {
-		strbuf_addf(err, _("%s is not the commit of a change"),
-			    oid_to_hex(commit));
+		ret = 1;
 		goto out;
 	}
 	/* "a <commit> r <head of each change>": its changes advance. */

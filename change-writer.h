@@ -369,8 +369,8 @@ int copy_change(struct repository *r, const char *name,
  * Abandon `commit`: every change whose head has it as content is advanced
  * to a metacommit that marks it abandoned ("a"), so that "git evolve"
  * drops it from history. The refnames of those changes are appended to
- * `changes`. Returns 0, or -1 with a message in `err` (also when no change
- * holds `commit`).
+ * `changes`. Returns 0, 1 if no change holds `commit` (for the caller to
+ * say so, naming it as the user did), or -1 with a message in `err`.
  */
 int abandon_change(struct repository *r, const struct object_id *commit,
 		   struct string_list *changes, struct strbuf *err);

@@ -2587,10 +2587,12 @@ int abandon_and_leave(struct repository *r, const struct object_id *commit,
 {
 	struct object_id head_oid;
 	struct commit *abandoned;
+	int ret;
 
 	*head = ABANDON_HEAD_ELSEWHERE;
-	if (abandon_change(r, commit, changes, err))
-		return -1;
+	ret = abandon_change(r, commit, changes, err);
+	if (ret)
+		return ret;
 	if (refs_read_ref(get_main_ref_store(r), "HEAD", &head_oid) ||
 	    !oideq(&head_oid, commit))
 		return 0;

@@ -268,8 +268,9 @@ enum abandon_head {
  * once, as "hg prune" does, keeping local modifications that do not
  * conflict, as "git checkout" does. `head` says what happened to HEAD
  * (it does not move while another command is in progress). Returns 0,
- * or -1 with a message in `err` (the change may be abandoned and HEAD not
- * moved: then `head` is ABANDON_HEAD_MOVED and the message says so).
+ * 1 if no change holds `commit`, as abandon_change(), or -1 with a
+ * message in `err` (the change may be abandoned and HEAD not moved: then
+ * `head` is ABANDON_HEAD_MOVED and the message says so).
  */
 int abandon_and_leave(struct repository *r, const struct object_id *commit,
 		      struct string_list *changes, enum abandon_head *head,

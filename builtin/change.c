@@ -820,17 +820,21 @@ static int change_abandon(int argc, const char **argv, const char *prefix,
 	struct strbuf err = STRBUF_INIT;
 	enum abandon_head head;
 	struct object_id oid;
+	const char *name;
 	int ret;
 
 	argc = parse_options(argc, argv, prefix, options, usage, 0);
 	if (argc > 1)
 		usage_with_options(usage, options);
 
-	resolve_commit(repo, argc ? argv[0] : "HEAD", &oid);
+	name = argc ? argv[0] : "HEAD";
+	resolve_commit(repo, name, &oid);
 	ret = abandon_and_leave(repo, &oid, &changes, &head, &err);
 	for_each_string_list_item(item, &changes)
 		printf(_("Abandoned change %s\n"), display_name(item->string));
-	if (ret)
+	if (ret > 0)
+		error(_("'%s' is not the commit of a change"), name);
+	else if (ret)
 		error("%s", err.buf);
 	else
 		print_head_after_abandon(repo, head);

@@ -290,7 +290,8 @@ test_expect_success 'change abandon, then evolve drops the commit, HEAD included
 		git checkout -q --detach master &&
 		test_env GIT_TEST_ENABLE_CHANGES=false test_commit --no-tag untracked &&
 		test_must_fail git change abandon 2>err &&
-		test_grep "is not the commit of a change" err
+		echo "error: ${SQ}HEAD${SQ} is not the commit of a change" >expect &&
+		test_cmp expect err
 	)
 '
 
@@ -840,7 +841,7 @@ test_expect_success 'deleted changes are hidden, and restore brings them back' '
 		test_must_fail git change restore landed 2>err &&
 		test_grep "change .metas/landed. is neither hidden nor abandoned" err &&
 		test_must_fail git change restore no-such-change 2>err &&
-		test_grep "no hidden change .no-such-change." err &&
+		test_grep "no hidden or abandoned change .no-such-change." err &&
 		git evolve -q upstream &&
 		git change update -c landed -g landed &&
 		test_must_fail git change restore hiddenmetas/landed 2>err &&
@@ -883,7 +884,7 @@ test_expect_success 'gc deletes the changes hidden longer than gc.hiddenChangesE
 		git change list --hidden >out &&
 		test_must_be_empty out &&
 		test_must_fail git change restore add-parser 2>err &&
-		test_grep "no hidden change" err
+		test_grep "no hidden or abandoned change" err
 	)
 '
 

@@ -404,6 +404,34 @@ static int same_fetched_version(struct repository *r, const char *remote_refname
 }
 
 /*
+ * What a fetch has to say, one hint per advice setting, so that "Disable
+ * this message" is said once however many changes the fetch brought.
+ * NULL when the fetch is quiet.
+ */
+struct fetch_hints {
+	struct strbuf orphans;		/* ADVICE_EVOLVE_ORPHANS */
+	struct strbuf divergence;	/* ADVICE_EVOLVE_DIVERGENCE */
+};
+
+__attribute__((format (printf, 3, 4)))
+static void add_fetch_hint(struct fetch_hints *hints, enum advice_type type,
+			   const char *fmt, ...)
+{
+	struct strbuf *hint;
+	va_list ap;
+
+	if (!hints)
+		return;
+	hint = type == ADVICE_EVOLVE_DIVERGENCE ? &hints->divergence :
+		&hints->orphans;
+	if (hint->len)
+		strbuf_addch(hint, '\n');
+	va_start(ap, fmt);
+	strbuf_vaddf(hint, fmt, ap);
+	va_end(ap);
+}
+
+/*
  * Compare the local change called `name`, if any, with `fetched`, the
  * version just fetched into `remote` (whose history is `history`), and
  * say what evolve will do about it. Returns the commit of a local change
@@ -413,7 +441,8 @@ static int report_fetched_version(struct repository *r, const char *name,
 				  const char *remote_refname,
 				  const struct object_id *fetched,
 				  const struct oidset *history,
-				  struct object_id *behind, int quiet)
+				  struct object_id *behind,
+				  struct fetch_hints *hints)
 {
 	const char *remote = remote_refname + strlen("refs/remotes/");
 	struct strbuf local = STRBUF_INIT;
@@ -425,10 +454,9 @@ static int report_fetched_version(struct repository *r, const char *name,
 	    oideq(&head, fetched))
 		goto out;
 	if (oidset_contains(history, &head)) {
-		if (!quiet)
-			advise_if_enabled(ADVICE_EVOLVE_ORPHANS,
-					  _("metas/%s is behind %s, which amends it; run \"git evolve\" to take that version."),
-					  name, remote);
+		add_fetch_hint(hints, ADVICE_EVOLVE_ORPHANS,
+			       _("metas/%s is behind %s, which amends it; run \"git evolve\" to take that version."),
+			       name, remote);
 		oidcpy(behind, &head);
 		peel_change_head(r, local.buf, behind);
 		ret = 1;
@@ -448,19 +476,17 @@ static int report_fetched_version(struct repository *r, const char *name,
 			 * evolve joined to theirs before), or theirs made
 			 * again: evolve joins it to theirs, no merge.
 			 */
-			if (!quiet)
-				advise_if_enabled(ADVICE_EVOLVE_ORPHANS,
-						  _("metas/%s adds nothing to %s; run \"git evolve\" to take that version."),
-						  name, remote);
+			add_fetch_hint(hints, ADVICE_EVOLVE_ORPHANS,
+				       _("metas/%s adds nothing to %s; run \"git evolve\" to take that version."),
+				       name, remote);
 			oidcpy(behind, &content);
 			ret = 1;
 		} else if (versions_diverge(&head, &ours, fetched, history)) {
 			note_divergent(r, local.buf, remote_refname);
-			if (!quiet)
-				advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,
-						  _("metas/%s and %s were both amended from one version (divergence); merge them with\n"
-						    "  git checkout metas/%s && git merge --amend %s"),
-						  name, remote, name, remote);
+			add_fetch_hint(hints, ADVICE_EVOLVE_DIVERGENCE,
+				       _("metas/%s and %s were both amended from one version (divergence); merge them with\n"
+					 "  git checkout metas/%s && git merge --amend %s"),
+				       name, remote, name, remote);
 		}
 		oidset_clear(&ours);
 	}
@@ -603,7 +629,7 @@ static void report_fetched_id(struct repository *r,
 			      struct string_list *noted, const char *local,
 			      const struct object_id *content,
 			      struct commit *fetched, struct oid_array *behind,
-			      int quiet)
+			      struct fetch_hints *hints)
 {
 	const char *name = local + strlen("refs/");
 	const char *abbrev = repo_find_unique_abbrev(r, &fetched->object.oid,
@@ -621,19 +647,17 @@ static void report_fetched_id(struct repository *r,
 			oid_array_append(behind, content);
 		if (!skip_prefix(via, "refs/remotes/", &via))
 			skip_prefix(via, "refs/", &via);
-		if (!quiet)
-			advise_if_enabled(ADVICE_EVOLVE_ORPHANS,
-					  _("%s is behind %s, fetched into %s with its change id; run \"git evolve\" to take that version."),
-					  name, abbrev, via);
+		add_fetch_hint(hints, ADVICE_EVOLVE_ORPHANS,
+			       _("%s is behind %s, fetched into %s with its change id; run \"git evolve\" to take that version."),
+			       name, abbrev, via);
 		return;
 	}
 	note_divergent(r, local, oid_to_hex(&fetched->object.oid));
-	if (!quiet)
-		advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE,
-				  _("%s, fetched, has the change id of %s but neither replaces it nor is replaced by it (divergence).\n"
-				    "If it landed upstream, \"git evolve <upstream>\" drops yours; otherwise merge them with\n"
-				    "  git checkout %s && git merge --amend %s"),
-				  abbrev, name, name, abbrev);
+	add_fetch_hint(hints, ADVICE_EVOLVE_DIVERGENCE,
+		       _("%s, fetched, has the change id of %s but neither replaces it nor is replaced by it (divergence).\n"
+			 "If it landed upstream, \"git evolve <upstream>\" drops yours; otherwise merge them with\n"
+			 "  git checkout %s && git merge --amend %s"),
+		       abbrev, name, name, abbrev);
 }
 
 /*
@@ -649,7 +673,8 @@ static void report_fetched_id(struct repository *r,
 static void report_fetched_ids(struct repository *r,
 			       const struct ref_move *moves, size_t nr,
 			       const struct oidset *fetched_versions,
-			       struct oid_array *behind, int quiet)
+			       struct oid_array *behind,
+			       struct fetch_hints *hints)
 {
 	struct content_index_cache cache = { 0 };
 	struct string_list noted = STRING_LIST_INIT_DUP;
@@ -684,7 +709,7 @@ static void report_fetched_ids(struct repository *r,
 			if (!read_noted++)
 				read_noted_newer(r, &noted);
 			report_fetched_id(r, moves, nr, &noted, holder->string,
-					  holder->util, commit, behind, quiet);
+					  holder->util, commit, behind, hints);
 		}
 		string_list_clear(&holders, 1);
 	}
@@ -702,6 +727,11 @@ void evolve_report_fetched(struct repository *r, const struct ref_move *moves,
 {
 	struct oid_array replaced = OID_ARRAY_INIT;
 	struct oidset fetched_versions = OIDSET_INIT;
+	struct fetch_hints said = {
+		.orphans = STRBUF_INIT,
+		.divergence = STRBUF_INIT,
+	};
+	struct fetch_hints *hints = quiet ? NULL : &said;
 	int count;
 
 	if (!repo_changes_enabled(r))
@@ -727,22 +757,28 @@ void evolve_report_fetched(struct repository *r, const struct ref_move *moves,
 		}
 		if (report_fetched_version(r, name, moves[i].refname,
 					   &moves[i].new, &history, &commit,
-					   quiet) &&
+					   hints) &&
 		    !oid_array_readonly_contains(&replaced, &commit))
 			oid_array_append(&replaced, &commit);
 		oidset_clear(&history);
 	}
-	report_fetched_ids(r, moves, nr, &fetched_versions, &replaced, quiet);
+	report_fetched_ids(r, moves, nr, &fetched_versions, &replaced, hints);
 	count = replaced.nr ? evolve_count_orphans_above(r, &replaced) : 0;
 	if (count) {
 		note_orphaned(r, &replaced);
-		if (!quiet)
-			advise_if_enabled(ADVICE_EVOLVE_ORPHANS,
-					  Q_("%d change is built on a version that was amended since; run \"git evolve\" to rebase it.",
-					     "%d changes are built on versions that were amended since; run \"git evolve\" to rebase them.",
-					     count),
-					  count);
+		add_fetch_hint(hints, ADVICE_EVOLVE_ORPHANS,
+			       Q_("%d change is built on a version that was amended since; run \"git evolve\" to rebase it.",
+				  "%d changes are built on versions that were amended since; run \"git evolve\" to rebase them.",
+				  count),
+			       count);
 	}
+	if (said.orphans.len)
+		advise_if_enabled(ADVICE_EVOLVE_ORPHANS, "%s", said.orphans.buf);
+	if (said.divergence.len)
+		advise_if_enabled(ADVICE_EVOLVE_DIVERGENCE, "%s",
+				  said.divergence.buf);
+	strbuf_release(&said.orphans);
+	strbuf_release(&said.divergence);
 	oidset_clear(&fetched_versions);
 	oid_array_clear(&replaced);
 }

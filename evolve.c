@@ -1893,8 +1893,9 @@ static int stop_on_conflict(struct evolver *ev, const char *done_before)
 			       repo_get_commit_tree(r, ev->conflict_onto),
 			       &ev->merge_result, 1, 0);
 	ev->merging = 0;
+	/* Stopped all the same: say it apart from why evolve stopped. */
 	if (write_locked_index(r->index, &lock, COMMIT_LOCK))
-		strbuf_addstr(ev->err, _("\ncould not write the index"));
+		error(_("could not write the index"));
 	ret = 1;
 out:
 	rollback_lock_file(&lock);

@@ -545,6 +545,9 @@ test_expect_success 'a commit fetched over the version of a change is newer, and
 	test_grep "hint: metas/c3 is behind $second, fetched into origin/shared with its change id" err &&
 	test_grep "1 change is built on a version that was amended since" err &&
 	test_grep ! "divergence" err &&
+	# Two hints of one setting: how to turn them off is said once.
+	grep "^hint: Disable this message" err >disable &&
+	test_line_count = 1 disable &&
 	(
 		cd alice &&
 		git status >out &&

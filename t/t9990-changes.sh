@@ -308,7 +308,8 @@ test_expect_success 'unknown commit' '
 	test_expect_code 128 git merge --amend no-such-commit 2>err &&
 	test_grep "${SQ}no-such-commit${SQ} is not a valid commit" err &&
 	# a name of something else than a commit: one message, not two
-	for cmd in "evolve" "change prune" "change list --graph --upstream"
+	for cmd in "evolve" "change prune" "change list --graph --upstream" \
+		"merge --amend"
 	do
 		test_expect_code 128 git $cmd HEAD^{tree} 2>err &&
 		test_grep "${SQ}HEAD^{tree}${SQ} is not a valid commit" err &&

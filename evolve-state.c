@@ -15,6 +15,7 @@
 #include "hex.h"
 #include "object-name.h"
 #include "path.h"
+#include "refs.h"
 #include "repository.h"
 #include "strbuf.h"
 #include "wrapper.h"
@@ -55,17 +56,22 @@ int evolve_in_progress(struct repository *r)
 	return ret;
 }
 
-int evolve_describe_stop(struct repository *r, char **current, char **onto)
+int evolve_describe_stop(struct repository *r, char **current, char **onto,
+			 int *head_moved)
 {
-	struct object_id oid;
+	struct object_id oid, head;
 
 	*current = *onto = NULL;
+	*head_moved = 0;
 	if (!evolve_in_progress(r))
 		return 0;
 	if (!evolve_read_state_oid(r, "current", &oid))
 		*current = name_change_commit(r, &oid);
-	if (!evolve_read_state_oid(r, "onto", &oid))
+	if (!evolve_read_state_oid(r, "onto", &oid)) {
 		*onto = xstrdup(repo_find_unique_abbrev(r, &oid, DEFAULT_ABBREV));
+		*head_moved = !refs_read_ref(get_main_ref_store(r), "HEAD", &head) &&
+			      !oideq(&head, &oid) && !evolve_made_on(r, &head, &oid);
+	}
 	return 1;
 }
 

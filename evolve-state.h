@@ -39,9 +39,12 @@ int evolve_in_progress(struct repository *r);
  * conflicted ("metas/foo", or the abbreviated object name of a commit
  * without a change) and `onto` to the abbreviated object name of the
  * commit it goes onto, both newly allocated, or to NULL if that file of
- * the state is missing or damaged. Never dies.
+ * the state is missing or damaged; `head_moved` to whether HEAD left that
+ * commit for another than a commit made on it (--continue then refuses
+ * to go on). Never dies.
  */
-int evolve_describe_stop(struct repository *r, char **current, char **onto);
+int evolve_describe_stop(struct repository *r, char **current, char **onto,
+			 int *head_moved);
 
 /*
  * Whether "git evolve --continue" takes `commit` as the resolution of the

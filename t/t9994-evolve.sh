@@ -2615,6 +2615,10 @@ test_expect_success '--continue refuses anything else done to HEAD: an amend of 
 		test_path_is_dir .git/evolve &&
 		test_must_fail git evolve --skip 2>err &&
 		test_grep "HEAD moved since evolve stopped at $(git rev-parse --short $onto); check it out again" err &&
+		# status says what to do instead of --continue
+		git status >actual &&
+		test_grep "^  (HEAD moved since evolve stopped: check out $(git rev-parse --short $onto) again to go on)\$" actual &&
+		test_grep ! "evolve --continue" actual &&
 		# the amend was recorded as usual
 		test_cmp_rev metas/file HEAD &&
 		git evolve --abort &&

@@ -37,6 +37,7 @@
 #include "shallow.h"
 #include "strbuf.h"
 #include "string-list.h"
+#include "strmap.h"
 #include "wildmatch.h"
 
 #define BUILTIN_CHANGE_LIST_USAGE \
@@ -214,23 +215,88 @@ static void print_formatted(struct repository *repo, const char *refname,
 
 /*
  * Where "git change list --graph" stops: the commits given with
- * --upstream, else the upstream of the current branch, else every
- * remote-tracking branch (changes fetched from remotes left out).
+ * --upstream, else the upstream of the current branch, else the
+ * published history: the remote-tracking branches (changes fetched from
+ * remotes left out). A remote-tracking branch that is only a local
+ * branch's own copy, "origin/topic" that "git push -u" made for
+ * "topic", is work in progress, not upstream (as Jujutsu's tracked
+ * bookmarks are not immutable), unless it is what the remote's HEAD
+ * names.
  */
+struct graph_boundary {
+	struct rev_info *rev;
+	/* The remote-tracking branches that are local branches' own copies. */
+	struct strset own_copies;
+	/* What refs/remotes/<remote>/HEAD point to. */
+	struct strset remote_heads;
+};
+
+/*
+ * Whether `upstream`, the upstream of `branch`, is its own copy: the
+ * remote's branch of the same name.
+ */
+static int is_own_copy(struct branch *branch, const char *upstream)
+{
+	const char *name;
+
+	return starts_with(upstream, "refs/remotes/") &&
+	       branch->merge_nr && branch->merge[0]->src &&
+	       skip_prefix(branch->merge[0]->src, "refs/heads/", &name) &&
+	       !strcmp(name, branch->name);
+}
+
+static int note_own_copy(const struct reference *ref, void *cb_data)
+{
+	struct graph_boundary *boundary = cb_data;
+	struct branch *branch = branch_get(ref->name + strlen("refs/heads/"));
+	const char *upstream = branch ? branch_get_upstream(branch, NULL) : NULL;
+
+	if (upstream && is_own_copy(branch, upstream))
+		strset_add(&boundary->own_copies, upstream);
+	return 0;
+}
+
+static int note_remote_head(const struct reference *ref, void *cb_data)
+{
+	struct graph_boundary *boundary = cb_data;
+
+	if (ref->target && ends_with(ref->name, "/HEAD"))
+		strset_add(&boundary->remote_heads, ref->target);
+	return 0;
+}
+
 static int add_remote_branch(const struct reference *ref, void *cb_data)
 {
-	struct rev_info *rev = cb_data;
+	struct graph_boundary *boundary = cb_data;
 
-	if (ref->target || is_change_refname(ref->name))
+	if (ref->target || is_change_refname(ref->name) ||
+	    (strset_contains(&boundary->own_copies, ref->name) &&
+	     !strset_contains(&boundary->remote_heads, ref->name)))
 		return 0;
-	add_pending_oid(rev, ref->name, ref->oid, UNINTERESTING);
+	add_pending_oid(boundary->rev, ref->name, ref->oid, UNINTERESTING);
 	return 0;
+}
+
+static void add_published_history(struct repository *repo,
+				  struct rev_info *rev)
+{
+	struct ref_store *refs = get_main_ref_store(repo);
+	struct refs_for_each_ref_options heads = { .prefix = "refs/heads/" };
+	struct refs_for_each_ref_options remotes = { .prefix = "refs/remotes/" };
+	struct graph_boundary boundary = { .rev = rev };
+
+	strset_init(&boundary.own_copies);
+	strset_init(&boundary.remote_heads);
+	refs_for_each_ref_ext(refs, note_own_copy, &boundary, &heads);
+	refs_for_each_ref_ext(refs, note_remote_head, &boundary, &remotes);
+	refs_for_each_ref_ext(refs, add_remote_branch, &boundary, &remotes);
+	strset_clear(&boundary.own_copies);
+	strset_clear(&boundary.remote_heads);
 }
 
 static void add_graph_upstreams(struct repository *repo, struct rev_info *rev,
 				const struct string_list *upstreams)
 {
-	struct refs_for_each_ref_options remotes = { .prefix = "refs/remotes/" };
 	struct branch *branch;
 	const char *upstream;
 	struct string_list_item *item;
@@ -249,15 +315,14 @@ static void add_graph_upstreams(struct repository *repo, struct rev_info *rev,
 		return;
 	branch = branch_get(NULL);
 	upstream = branch ? branch_get_upstream(branch, NULL) : NULL;
-	if (upstream) {
+	if (upstream && !is_own_copy(branch, upstream)) {
 		struct object_id oid;
 
 		if (!refs_read_ref(get_main_ref_store(repo), upstream, &oid))
 			add_pending_oid(rev, upstream, &oid, UNINTERESTING);
 		return;
 	}
-	refs_for_each_ref_ext(get_main_ref_store(repo), add_remote_branch, rev,
-			      &remotes);
+	add_published_history(repo, rev);
 }
 
 static int color_config(const char *var, const char *value,

@@ -2668,11 +2668,30 @@ test_expect_success 'change list --graph draws the work in progress down to its 
 		EOF
 		test_cmp expect actual &&
 
+		# a branch pushed for review is work in progress, not upstream
+		git checkout -q -b topic &&
+		git push -q -u origin topic &&
+		git change list --graph >actual &&
+		sed -e 1d expect >stack &&
+		{
+			echo "* $(git rev-parse --short main) (HEAD -> topic, origin/topic, metas/add-printer, main) Add the printer" &&
+			cat stack
+		} >expect.topic &&
+		test_cmp expect.topic actual &&
+		git checkout -q --detach &&
+		git change list --graph >actual &&
+		{
+			echo "* $(git rev-parse --short main) (HEAD, origin/topic, metas/add-printer, topic, main) Add the printer" &&
+			cat stack
+		} >expect.detached &&
+		test_cmp expect.detached actual &&
+		git checkout -q main &&
+
 		# two names on one commit are drawn together; patterns limit the changes
 		git change update -c main~1 -g alias &&
 		git change list --graph --upstream=main~2 "*lexer" alias >actual &&
 		cat >expect <<-EOF &&
-		* $(git rev-parse --short main) (HEAD -> main, metas/add-printer) Add the printer
+		* $(git rev-parse --short main) (HEAD -> main, origin/topic, metas/add-printer, topic) Add the printer
 		* $(git rev-parse --short main~1) (metas/alias, metas/add-lexer) Add the lexer
 		o $(git rev-parse --short main~2) (metas/add-parser) Add the parser
 		EOF

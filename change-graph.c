@@ -377,8 +377,8 @@ static void catch_up_with_remotes(struct change_graph *graph)
 		struct caught_up *caught_up;
 
 		strbuf_reset(&local);
-		strbuf_addf(&local, "%s%s", CHANGES_REF_PREFIX,
-			    remote_change_name(name->string));
+		strbuf_add_local_change_refname(&local,
+						remote_change_name(name->string));
 		head = change_graph_local_head(graph, local.buf);
 		/* What the user abandoned stays abandoned. */
 		if (!remote || remote->abandoned || !head || head->abandoned ||
@@ -684,7 +684,7 @@ void change_graph_load_changes(struct change_graph *graph,
 		}
 		/* The local change of that name may have replaced it. */
 		strbuf_reset(&local);
-		strbuf_addf(&local, "%s%s", CHANGES_REF_PREFIX, cb.name);
+		strbuf_add_local_change_refname(&local, cb.name);
 		change_table_add_ref(&graph->table, graph->repo, local.buf);
 		for_each_remote(add_remote_ref, &cb);
 	}
@@ -1658,8 +1658,8 @@ static int fetched_version_replaced(struct obsolete_finder *finder,
 				    &listed);
 	for_each_string_list_item(name, &listed) {
 		strbuf_reset(&local);
-		strbuf_addf(&local, "%s%s", CHANGES_REF_PREFIX,
-			    remote_change_name(name->string));
+		strbuf_add_local_change_refname(&local,
+						remote_change_name(name->string));
 		if (change_moved_from(finder->repo, name->string, commit) ||
 		    change_moved_from(finder->repo, local.buf, commit)) {
 			ret = 1;

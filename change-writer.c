@@ -1391,7 +1391,7 @@ static void continue_remote_change(struct rewrite_batch *batch,
 	struct string_list_item *change = NULL;
 	struct object_id local;
 
-	strbuf_addf(&refname, "%s%s", CHANGES_REF_PREFIX, name);
+	strbuf_add_local_change_refname(&refname, name);
 	if (unsorted_string_list_has_string(&batch->changes, refname.buf))
 		; /* an earlier rewrite of the batch took it */
 	else if (refs_read_ref_full(refs, refname.buf, 0, &local, NULL))

@@ -449,7 +449,7 @@ static int report_fetched_version(struct repository *r, const char *name,
 	struct object_id head;
 	int ret = 0;
 
-	strbuf_addf(&local, "%s%s", CHANGES_REF_PREFIX, name);
+	strbuf_add_local_change_refname(&local, name);
 	if (refs_read_ref(get_main_ref_store(r), local.buf, &head) ||
 	    oideq(&head, fetched))
 		goto out;

@@ -538,6 +538,11 @@ out:
 	return ret;
 }
 
+void strbuf_add_local_change_refname(struct strbuf *refname, const char *name)
+{
+	strbuf_addf(refname, "%s%s", CHANGES_REF_PREFIX, name);
+}
+
 void strbuf_add_change_refname(struct strbuf *refname, const char *name)
 {
 	if (!starts_with(name, CHANGES_REF_PREFIX))

@@ -169,4 +169,11 @@ int write_metacommit(struct repository *r, const struct metacommit_data *data,
  */
 void strbuf_add_change_refname(struct strbuf *refname, const char *name);
 
+/*
+ * Append "refs/metas/<name>" to `refname`: the local change that has the
+ * name of a remote change (remote_change_name()), which may itself begin
+ * with "metas/", unlike the name a user types.
+ */
+void strbuf_add_local_change_refname(struct strbuf *refname, const char *name);
+
 #endif /* METACOMMIT_H */

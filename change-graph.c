@@ -71,7 +71,10 @@ void change_graph_release(struct change_graph *graph)
 	string_list_clear(&graph->caught_up, 1);
 	oidset_clear(&graph->not_carried);
 	free(graph->published);
-	change_peel_cache_release(graph->peel, 1);
+	if (graph->shows_moved)
+		change_peel_cache_drop(graph->peel);
+	else
+		change_peel_cache_release(graph->peel, 1);
 	graph->peel = NULL;
 }
 
@@ -621,6 +624,7 @@ void change_graph_show_moved(struct change_graph *graph,
 {
 	change_table_show_moved(&graph->table, moved);
 	change_table_show_moved(&graph->remote_table, moved);
+	graph->shows_moved = !!strmap_get_size(moved);
 }
 
 void change_graph_load(struct change_graph *graph)

@@ -134,6 +134,11 @@ struct change_graph {
 	struct commit **published;
 	size_t published_nr, published_alloc;
 	unsigned carry_ready:1;
+	/*
+	 * Loaded as changes would be after moves (change_graph_show_moved()):
+	 * what the peel cache learns then is not written.
+	 */
+	unsigned shows_moved:1;
 };
 
 /* An empty graph of the changes of `r`; nothing is read yet. */

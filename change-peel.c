@@ -680,14 +680,10 @@ void change_peel_cache_flush(struct change_peel_cache *cache,
 	cache->learned_flushed = learned;
 }
 
-void change_peel_cache_release(struct change_peel_cache *cache,
-			       int asked_every_change)
+void change_peel_cache_drop(struct change_peel_cache *cache)
 {
 	if (!cache)
 		return;
-	if (!oidmap_get_size(&cache->learned))
-		trace2_data_intmax("change-peel", cache->repo, "learned", 0);
-	change_peel_cache_flush(cache, asked_every_change);
 	oidmap_clear_with_free(&cache->learned, free_learned);
 	oidset_clear(&cache->unlearnable);
 	free(cache->asked);
@@ -696,6 +692,17 @@ void change_peel_cache_release(struct change_peel_cache *cache,
 	strbuf_release(&cache->deferred_names);
 	release_file(cache);
 	free(cache);
+}
+
+void change_peel_cache_release(struct change_peel_cache *cache,
+			       int asked_every_change)
+{
+	if (!cache)
+		return;
+	if (!oidmap_get_size(&cache->learned))
+		trace2_data_intmax("change-peel", cache->repo, "learned", 0);
+	change_peel_cache_flush(cache, asked_every_change);
+	change_peel_cache_drop(cache);
 }
 
 void change_peel_cache_defer(struct change_peel_cache *cache,

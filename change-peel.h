@@ -119,4 +119,11 @@ void change_peel_cache_flush(struct change_peel_cache *cache,
 void change_peel_cache_release(struct change_peel_cache *cache,
 			       int asked_every_change);
 
+/*
+ * Free the cache (or NULL) without writing what it learned: for a dry
+ * run, whose heads are metacommits it discards, and which asks for
+ * those instead of the heads of the changes it would move.
+ */
+void change_peel_cache_drop(struct change_peel_cache *cache);
+
 #endif /* CHANGE_PEEL_H */

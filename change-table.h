@@ -71,8 +71,9 @@ void change_table_init(struct change_table *table);
 void change_table_clear(struct change_table *table);
 
 /*
- * Have the functions below that add changes from their refs add them as
- * `moved` (refname -> struct object_id) says they would be: a change
+ * Have the functions below that add changes to the table from their refs
+ * (not change_refnames(), which builds none) add them as `moved`
+ * (refname -> struct object_id) says they would be: a change
  * listed there has that head instead of its ref's value, and is added
  * even if it has no ref yet. For a dry run, which tells what a command
  * would do after moves that it does not make. `moved` must outlive the

@@ -27,6 +27,7 @@
 #include "object-name.h"
 #include "odb.h"
 #include "oidmap.h"
+#include "oidset.h"
 #include "parse-options.h"
 #include "pretty.h"
 #include "ref-filter.h"
@@ -217,14 +218,17 @@ static void print_formatted(struct repository *repo, const char *refname,
  * Where "git change list --graph" stops: the commits given with
  * --upstream, else the upstream of the current branch, else the
  * published history: the remote-tracking branches (changes fetched from
- * remotes left out). A remote-tracking branch that is only a local
- * branch's own copy, "origin/topic" that "git push -u" made for
- * "topic", is work in progress, not upstream (as Jujutsu's tracked
- * bookmarks are not immutable), unless it is what the remote's HEAD
- * names.
+ * remotes left out). A remote-tracking branch that is a local branch's
+ * own copy, as "git push -u" makes "origin/topic" for "topic", holds work
+ * in progress (as Jujutsu's tracked bookmarks are not immutable) unless
+ * the remote's HEAD names it: it stops the graph only below the changes
+ * listed that it has, and the remote's HEAD stops it too.
  */
 struct graph_boundary {
+	struct repository *repo;
 	struct rev_info *rev;
+	/* The commits of the changes listed. */
+	const struct oidset *listed;
 	/* The remote-tracking branches that are local branches' own copies. */
 	struct strset own_copies;
 	/* What refs/remotes/<remote>/HEAD point to. */
@@ -243,6 +247,26 @@ static int is_own_copy(struct branch *branch, const char *upstream)
 	       branch->merge_nr && branch->merge[0]->src &&
 	       skip_prefix(branch->merge[0]->src, "refs/heads/", &name) &&
 	       !strcmp(name, branch->name);
+}
+
+/*
+ * Stop the graph at `oid` (named `name`) or, for an own copy, at the
+ * first commit down its first parents that is no commit of a change
+ * listed: one step per change listed at most.
+ */
+static void add_boundary(struct graph_boundary *boundary, const char *name,
+			 const struct object_id *oid, int own_copy)
+{
+	struct commit *commit = lookup_commit_reference_gently(boundary->repo,
+							       oid, 1);
+
+	while (own_copy && commit &&
+	       oidset_contains(boundary->listed, &commit->object.oid))
+		commit = !repo_parse_commit(boundary->repo, commit) &&
+			 commit->parents ? commit->parents->item : NULL;
+	if (commit)
+		add_pending_oid(boundary->rev, name, &commit->object.oid,
+				UNINTERESTING);
 }
 
 static int note_own_copy(const struct reference *ref, void *cb_data)
@@ -265,38 +289,64 @@ static int note_remote_head(const struct reference *ref, void *cb_data)
 	return 0;
 }
 
+/* Whether `refname` holds work in progress (see above). */
+static int holds_work_in_progress(struct graph_boundary *boundary,
+				  const char *refname)
+{
+	return strset_contains(&boundary->own_copies, refname) &&
+	       !strset_contains(&boundary->remote_heads, refname);
+}
+
 static int add_remote_branch(const struct reference *ref, void *cb_data)
 {
 	struct graph_boundary *boundary = cb_data;
 
-	if (ref->target || is_change_refname(ref->name) ||
-	    (strset_contains(&boundary->own_copies, ref->name) &&
-	     !strset_contains(&boundary->remote_heads, ref->name)))
-		return 0;
-	add_pending_oid(boundary->rev, ref->name, ref->oid, UNINTERESTING);
+	if (!ref->target && !is_change_refname(ref->name))
+		add_boundary(boundary, ref->name, ref->oid,
+			     holds_work_in_progress(boundary, ref->name));
 	return 0;
 }
 
-static void add_published_history(struct repository *repo,
-				  struct rev_info *rev)
+/*
+ * Stop at `upstream`, the upstream of `branch`, or below the changes it
+ * has if it holds work in progress, and then at its remote's HEAD too.
+ */
+static void add_branch_upstream(struct graph_boundary *boundary,
+				struct branch *branch, const char *upstream)
+{
+	struct ref_store *refs = get_main_ref_store(boundary->repo);
+	struct object_id oid;
+	int wip;
+
+	if (refs_read_ref(refs, upstream, &oid))
+		return;
+	wip = holds_work_in_progress(boundary, upstream);
+	add_boundary(boundary, upstream, &oid, wip);
+	if (wip && branch->remote_name) {
+		struct strbuf head = STRBUF_INIT;
+		const char *target;
+
+		strbuf_addf(&head, "refs/remotes/%s/HEAD", branch->remote_name);
+		target = refs_resolve_ref_unsafe(refs, head.buf, RESOLVE_REF_READING,
+						 &oid, NULL);
+		if (target && strcmp(target, upstream))
+			add_boundary(boundary, target, &oid, 0);
+		strbuf_release(&head);
+	}
+}
+
+static void add_graph_upstreams(struct repository *repo, struct rev_info *rev,
+				const struct string_list *upstreams,
+				const struct oidset *listed)
 {
 	struct ref_store *refs = get_main_ref_store(repo);
 	struct refs_for_each_ref_options heads = { .prefix = "refs/heads/" };
 	struct refs_for_each_ref_options remotes = { .prefix = "refs/remotes/" };
-	struct graph_boundary boundary = { .rev = rev };
-
-	strset_init(&boundary.own_copies);
-	strset_init(&boundary.remote_heads);
-	refs_for_each_ref_ext(refs, note_own_copy, &boundary, &heads);
-	refs_for_each_ref_ext(refs, note_remote_head, &boundary, &remotes);
-	refs_for_each_ref_ext(refs, add_remote_branch, &boundary, &remotes);
-	strset_clear(&boundary.own_copies);
-	strset_clear(&boundary.remote_heads);
-}
-
-static void add_graph_upstreams(struct repository *repo, struct rev_info *rev,
-				const struct string_list *upstreams)
-{
+	struct graph_boundary boundary = {
+		.repo = repo,
+		.rev = rev,
+		.listed = listed,
+	};
 	struct branch *branch;
 	const char *upstream;
 	struct string_list_item *item;
@@ -313,16 +363,20 @@ static void add_graph_upstreams(struct repository *repo, struct rev_info *rev,
 	}
 	if (upstreams->nr)
 		return;
+
+	strset_init(&boundary.own_copies);
+	strset_init(&boundary.remote_heads);
+	refs_for_each_ref_ext(refs, note_own_copy, &boundary, &heads);
+	refs_for_each_ref_ext(refs, note_remote_head, &boundary, &remotes);
 	branch = branch_get(NULL);
 	upstream = branch ? branch_get_upstream(branch, NULL) : NULL;
-	if (upstream && !is_own_copy(branch, upstream)) {
-		struct object_id oid;
-
-		if (!refs_read_ref(get_main_ref_store(repo), upstream, &oid))
-			add_pending_oid(rev, upstream, &oid, UNINTERESTING);
-		return;
-	}
-	add_published_history(repo, rev);
+	if (upstream)
+		add_branch_upstream(&boundary, branch, upstream);
+	else
+		refs_for_each_ref_ext(refs, add_remote_branch, &boundary,
+				      &remotes);
+	strset_clear(&boundary.own_copies);
+	strset_clear(&boundary.remote_heads);
 }
 
 static int color_config(const char *var, const char *value,
@@ -343,6 +397,7 @@ static void list_graph(struct repository *repo, const struct string_list *shown,
 		       const struct string_list *upstreams)
 {
 	struct decoration states = { "change states" };
+	struct oidset listed = OIDSET_INIT;
 	struct pretty_print_context ctx = { .abbrev = DEFAULT_ABBREV };
 	const struct string_list_item *item;
 	struct object_id head;
@@ -368,6 +423,7 @@ static void list_graph(struct repository *repo, const struct string_list *shown,
 		commit = lookup_commit_reference_gently(repo, &oid, 1);
 		if (!commit)
 			continue;
+		oidset_insert(&listed, &commit->object.oid);
 		add_decoration(&states, &commit->object, (void *)
 			       ((uintptr_t)lookup_decoration(&states, &commit->object) |
 				(uintptr_t)item->util));
@@ -376,7 +432,8 @@ static void list_graph(struct repository *repo, const struct string_list *shown,
 	if (!refs_read_ref(get_main_ref_store(repo), "HEAD", &head) &&
 	    lookup_commit_reference_gently(repo, &head, 1))
 		add_pending_oid(&rev, "HEAD", &head, 0);
-	add_graph_upstreams(repo, &rev, upstreams);
+	add_graph_upstreams(repo, &rev, upstreams, &listed);
+	oidset_clear(&listed);
 
 	load_ref_decorations(NULL, DECORATE_SHORT_REFS);
 	if (prepare_revision_walk(&rev))

@@ -1,9 +1,10 @@
 #!/bin/sh
 # check-help.sh <destdir>: "git help" shows our manual pages from an
-# installed build, rendered: no AsciiDoc markup left in them. <destdir> holds a "make install install-man" made with
-# DESTDIR=<destdir>, as a distribution package is made; the installed git
-# is run from there, and told where its pages are with MANPATH (they are
-# installed under <destdir>, not where the binary expects them).
+# installed build, rendered: no AsciiDoc markup left in them. <destdir>
+# holds a "make install install-man" made with DESTDIR=<destdir>, as a
+# distribution package is made; the installed git is run from there, and
+# told where its pages are with MANPATH (they are installed under
+# <destdir>, not where the binary expects them).
 
 . "$(dirname "$0")/config.sh"
 

@@ -2685,6 +2685,20 @@ test_expect_success 'change list --graph draws the work in progress down to its 
 			cat stack
 		} >expect.detached &&
 		test_cmp expect.detached actual &&
+
+		# a branch checked out from a remote one, with no change of
+		# ours on it, is upstream: its commits are not drawn
+		git -C ../graph-upstream branch release main &&
+		git -C ../graph-upstream checkout -q release &&
+		test_commit -C ../graph-upstream --no-tag "release fix" fix &&
+		git fetch -q &&
+		git checkout -q release &&
+		git change list --graph >actual &&
+		{
+			echo "* $(git rev-parse --short main) (origin/topic, metas/add-printer, topic, main) Add the printer" &&
+			cat stack
+		} >expect.release &&
+		test_cmp expect.release actual &&
 		git checkout -q main &&
 
 		# two names on one commit are drawn together; patterns limit the changes

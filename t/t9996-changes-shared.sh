@@ -634,10 +634,13 @@ fetch_and_join () {
 	rebasing metas/$3 onto metas/$2
 	EOF
 	git -C $1 for-each-ref >refs.before &&
+	cp $1/.git/metas-peeled peeled.before &&
 	git -C $1 evolve --dry-run >actual &&
 	test_cmp expect actual &&
 	git -C $1 for-each-ref >refs.after &&
 	test_cmp refs.before refs.after &&
+	# nor is what it learned of the versions it made up kept
+	test_cmp_bin peeled.before $1/.git/metas-peeled &&
 	git -C $1 evolve >actual &&
 	test_cmp expect actual
 }

@@ -167,24 +167,3 @@ out:
 	commit_list_free(parents);
 	return ret;
 }
-
-void evolve_merged_versions_rewrites(struct commit_rewrite *rewrites,
-				     struct commit *a, struct commit *b,
-				     const struct object_id *merged)
-{
-	oidcpy(&rewrites[0].old, &a->object.oid);
-	oidcpy(&rewrites[0].new, merged);
-	oidcpy(&rewrites[1].old, &b->object.oid);
-	oidcpy(&rewrites[1].new, merged);
-}
-
-int evolve_record_merged_versions(struct repository *r, struct commit *a,
-				  struct commit *b,
-				  const struct object_id *merged,
-				  const char *reason, struct strbuf *err)
-{
-	struct commit_rewrite rewrites[2];
-
-	evolve_merged_versions_rewrites(rewrites, a, b, merged);
-	return record_rewrites(r, rewrites, 2, REWRITE_MODIFY, reason, err);
-}

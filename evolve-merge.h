@@ -4,14 +4,13 @@
 /*
  * Merging two versions of a change into one that replaces both, for
  * "git merge --amend" and "git evolve --auto-merge": merged against
- * their common earlier version (the merge base of the change graph),
- * written as a commit like the first, and recorded as a rewrite of
- * both.
+ * their common earlier version (the merge base of the change graph) and
+ * written as a commit like the first, which evolve.c records as a
+ * rewrite of both.
  */
 
 struct commit;
 struct commit_list;
-struct commit_rewrite;
 struct object_id;
 struct repository;
 struct strbuf;
@@ -47,16 +46,5 @@ int evolve_merge_versions(struct repository *r, struct commit *a,
 			  struct commit *b, const char *b_label,
 			  int leave_conflicts, struct object_id *merged,
 			  struct strbuf *err);
-
-/* Fill the two `rewrites` with "`merged` replaces both `a` and `b`". */
-void evolve_merged_versions_rewrites(struct commit_rewrite *rewrites,
-				     struct commit *a, struct commit *b,
-				     const struct object_id *merged);
-
-/* Record that `merged` replaces both `a` and `b`. */
-int evolve_record_merged_versions(struct repository *r, struct commit *a,
-				  struct commit *b,
-				  const struct object_id *merged,
-				  const char *reason, struct strbuf *err);
 
 #endif /* EVOLVE_MERGE_H */

@@ -1631,6 +1631,25 @@ static void evolver_init(struct evolver *ev, struct repository *r,
 	strmap_init(&ev->ids_in_upstreams);
 }
 
+/*
+ * Start `ev` on a run of `opts`: in a dry run (`dry_run` not NULL), the
+ * changes will load as they would be after what it previewed.
+ */
+static void evolver_start(struct evolver *ev, struct repository *r,
+			  const struct evolve_options *opts,
+			  struct evolve_result *result,
+			  struct strbuf *saved_changes,
+			  struct dry_run *dry_run, struct strbuf *err)
+{
+	evolver_init(ev, r, err);
+	ev->opts = opts;
+	ev->result = result;
+	ev->saved_changes = saved_changes;
+	ev->dry_run = dry_run;
+	if (dry_run)
+		change_graph_show_moved(&ev->graph, &dry_run->moved);
+}
+
 static void evolver_release(struct evolver *ev)
 {
 	change_graph_release(&ev->graph);
@@ -2101,32 +2120,37 @@ static struct change_node *follow_up_merge(struct evolver *ev,
 }
 
 /*
- * Record that the commits of `rewrites` were rewritten, or, in a dry run,
- * that they would be.
+ * Record that the commits of `rewrites` were rewritten or, in a dry run
+ * (`dry_run` not NULL), that they would be.
  */
-static int record_version_rewrites(struct evolver *ev,
+static int record_version_rewrites(struct repository *r,
+				   struct dry_run *dry_run,
 				   const struct commit_rewrite *rewrites,
-				   size_t nr, const char *reason)
+				   size_t nr, const char *reason,
+				   struct strbuf *err)
 {
-	if (ev->dry_run)
-		return preview_rewrites(ev->dry_run->rec, rewrites, nr,
+	if (dry_run)
+		return preview_rewrites(dry_run->rec, rewrites, nr,
 					REWRITE_MODIFY, reason,
-					&ev->dry_run->moved, ev->err);
-	return record_rewrites(ev->repo, rewrites, nr, REWRITE_MODIFY, reason,
-			       ev->err);
+					&dry_run->moved, err);
+	return record_rewrites(r, rewrites, nr, REWRITE_MODIFY, reason, err);
 }
 
-/* Record that `merged` replaces both `a` and `b`, as record_version_rewrites(). */
-static int record_merged_versions(struct evolver *ev, struct commit *a,
+/* Record that `merged` replaces both `a` and `b`, as above. */
+static int record_merged_versions(struct repository *r,
+				  struct dry_run *dry_run, struct commit *a,
 				  struct commit *b,
 				  const struct object_id *merged,
-				  const char *reason)
+				  const char *reason, struct strbuf *err)
 {
 	struct commit_rewrite rewrites[2];
 
-	evolve_merged_versions_rewrites(rewrites, a, b, merged);
-	return record_version_rewrites(ev, rewrites, ARRAY_SIZE(rewrites),
-				       reason);
+	oidcpy(&rewrites[0].old, &a->object.oid);
+	oidcpy(&rewrites[0].new, merged);
+	oidcpy(&rewrites[1].old, &b->object.oid);
+	oidcpy(&rewrites[1].new, merged);
+	return record_version_rewrites(r, dry_run, rewrites,
+				       ARRAY_SIZE(rewrites), reason, err);
 }
 
 /*
@@ -2169,8 +2193,9 @@ static int squash_follow_up_merge(struct evolver *ev,
 	save_item_changes(ev, merge);
 	for (size_t i = 0; i < ARRAY_SIZE(rewrites); i++)
 		oidcpy(&rewrites[i].new, &squashed);
-	if (record_version_rewrites(ev, rewrites, ARRAY_SIZE(rewrites),
-				    "evolve (follow-up merge)"))
+	if (record_version_rewrites(r, ev->dry_run, rewrites,
+				    ARRAY_SIZE(rewrites),
+				    "evolve (follow-up merge)", ev->err))
 		return -1;
 	add_step(ev, EVOLVE_STEP_SQUASH_MERGE, divergent->newest,
 		 xstrdup(change_node_name(divergent->divergent)))->merge =
@@ -2200,8 +2225,10 @@ static int auto_merge_versions(struct evolver *ev,
 		save_item_changes(ev, theirs);
 	}
 	if (!ret)
-		ret = record_merged_versions(ev, ours->commit, theirs->commit,
-					     &merged, "evolve --auto-merge");
+		ret = record_merged_versions(ev->repo, ev->dry_run,
+					     ours->commit, theirs->commit,
+					     &merged, "evolve --auto-merge",
+					     ev->err);
 	if (!ret)
 		add_step(ev, EVOLVE_STEP_MERGE_DIVERGENT, ours,
 			 xstrdup(change_node_name(theirs)));
@@ -2213,16 +2240,6 @@ static int same_versions(struct evolver *ev, struct obsolete_commit *divergent)
 {
 	return change_same_version(ev->repo, divergent->newest->commit,
 				   divergent->divergent->commit);
-}
-
-/*
- * Of the two versions of `divergent`, the one to keep
- * (change_graph_version_to_keep()), or NULL if only a merge can join them.
- */
-static struct change_node *version_to_keep(struct evolver *ev,
-					   struct obsolete_commit *divergent)
-{
-	return change_graph_version_to_keep(&ev->graph, divergent);
 }
 
 /*
@@ -2239,8 +2256,9 @@ static int join_versions(struct evolver *ev, struct obsolete_commit *divergent,
 
 	save_item_changes(ev, other);
 	save_item_changes(ev, kept);
-	if (record_merged_versions(ev, other->commit, kept->commit,
-				   &kept->commit->object.oid, "evolve (join)"))
+	if (record_merged_versions(ev->repo, ev->dry_run, other->commit,
+				   kept->commit, &kept->commit->object.oid,
+				   "evolve (join)", ev->err))
 		return -1;
 	add_step(ev, EVOLVE_STEP_JOIN, other,
 		 xstrdup(change_node_name(kept)));
@@ -2274,13 +2292,8 @@ static int resolve_divergences(struct evolver *ev, struct repository *r,
 		struct change_node *kept;
 		int ret = 1;
 
-		evolver_init(ev, r, err);
-		ev->opts = opts;
-		ev->result = result;
-		ev->saved_changes = saved_changes;
-		ev->dry_run = dry_run;
-		if (dry_run)
-			change_graph_show_moved(&ev->graph, &dry_run->moved);
+		evolver_start(ev, r, opts, result, saved_changes, dry_run,
+			      err);
 		change_graph_load(&ev->graph);
 		if (!max_tries)
 			max_tries = oidmap_get_size(&ev->graph.obsolete);
@@ -2288,7 +2301,8 @@ static int resolve_divergences(struct evolver *ev, struct repository *r,
 						   same_versions);
 		if (!divergent)
 			divergent = first_divergence(ev, DIVERGENCE_WITH_REMOTE);
-		if (divergent && (kept = version_to_keep(ev, divergent))) {
+		if (divergent &&
+		    (kept = change_graph_version_to_keep(&ev->graph, divergent))) {
 			ret = join_versions(ev, divergent, kept);
 		} else {
 			/* Only a merge resolves a divergence from a remote. */
@@ -2323,6 +2337,7 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 	struct strbuf done = STRBUF_INIT;
 	struct strbuf saved_changes = STRBUF_INIT;
 	struct dry_run dry_run = { 0 };
+	struct dry_run *dry = opts->dry_run ? &dry_run : NULL;
 	int loaded = 0, ret = 0;
 
 	if (opts->action == EVOLVE_START && evolve_in_progress(r)) {
@@ -2343,23 +2358,15 @@ int evolve_changes(struct repository *r, const struct evolve_options *opts,
 	}
 	if (opts->action == EVOLVE_START) {
 		ret = resolve_divergences(&ev, r, opts, result, &saved_changes,
-					  opts->dry_run ? &dry_run : NULL, err);
+					  dry, err);
 		if (ret < 0)
 			goto out;
 		/* Loading every change costs most: do it once if we can. */
 		loaded = !ret;
 	}
 
-	if (!loaded) {
-		evolver_init(&ev, r, err);
-		if (opts->dry_run) {
-			ev.dry_run = &dry_run;
-			change_graph_show_moved(&ev.graph, &dry_run.moved);
-		}
-	}
-	ev.opts = opts;
-	ev.result = result;
-	ev.saved_changes = &saved_changes;
+	if (!loaded)
+		evolver_start(&ev, r, opts, result, &saved_changes, dry, err);
 	if (opts->action == EVOLVE_START) {
 		struct string_list_item *upstream;
 
@@ -2561,8 +2568,8 @@ int evolve_merge_amend(struct repository *r, struct commit *other,
 				    err);
 	if (ret)
 		return ret;
-	if (evolve_record_merged_versions(r, head, other, &merged,
-					  "merge --amend", err))
+	if (record_merged_versions(r, NULL, head, other, &merged,
+				   "merge --amend", err))
 		return -1;
 	return move_head(r, &merged, 0, "merge --amend", err);
 }

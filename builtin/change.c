@@ -289,7 +289,7 @@ static int note_remote_head(const struct reference *ref, void *cb_data)
 	return 0;
 }
 
-/* Whether `refname` holds work in progress (see above). */
+/* Whether the remote-tracking branch `refname` holds work in progress. */
 static int holds_work_in_progress(struct graph_boundary *boundary,
 				  const char *refname)
 {
@@ -308,31 +308,33 @@ static int add_remote_branch(const struct reference *ref, void *cb_data)
 }
 
 /*
- * Stop at `upstream`, the upstream of `branch`, or below the changes it
- * has if it holds work in progress, and then at its remote's HEAD too.
+ * Stop at `upstream`, the upstream of `branch`, or, if it holds work in
+ * progress, below the changes it has and at its remote's HEAD. Only this
+ * branch and its remote's HEAD are asked, not every ref.
  */
 static void add_branch_upstream(struct graph_boundary *boundary,
 				struct branch *branch, const char *upstream)
 {
 	struct ref_store *refs = get_main_ref_store(boundary->repo);
-	struct object_id oid;
-	int wip;
+	struct object_id oid, head_oid;
+	const char *head = NULL;
+	int wip = is_own_copy(branch, upstream);
 
 	if (refs_read_ref(refs, upstream, &oid))
 		return;
-	wip = holds_work_in_progress(boundary, upstream);
-	add_boundary(boundary, upstream, &oid, wip);
 	if (wip && branch->remote_name) {
-		struct strbuf head = STRBUF_INIT;
-		const char *target;
+		struct strbuf name = STRBUF_INIT;
 
-		strbuf_addf(&head, "refs/remotes/%s/HEAD", branch->remote_name);
-		target = refs_resolve_ref_unsafe(refs, head.buf, RESOLVE_REF_READING,
-						 &oid, NULL);
-		if (target && strcmp(target, upstream))
-			add_boundary(boundary, target, &oid, 0);
-		strbuf_release(&head);
+		strbuf_addf(&name, "refs/remotes/%s/HEAD", branch->remote_name);
+		head = refs_resolve_ref_unsafe(refs, name.buf,
+					       RESOLVE_REF_READING,
+					       &head_oid, NULL);
+		strbuf_release(&name);
+		wip = !head || strcmp(head, upstream);
 	}
+	add_boundary(boundary, upstream, &oid, wip);
+	if (wip && head)
+		add_boundary(boundary, head, &head_oid, 0);
 }
 
 static void add_graph_upstreams(struct repository *repo, struct rev_info *rev,
@@ -364,17 +366,17 @@ static void add_graph_upstreams(struct repository *repo, struct rev_info *rev,
 	if (upstreams->nr)
 		return;
 
+	branch = branch_get(NULL);
+	upstream = branch ? branch_get_upstream(branch, NULL) : NULL;
+	if (upstream) {
+		add_branch_upstream(&boundary, branch, upstream);
+		return;
+	}
 	strset_init(&boundary.own_copies);
 	strset_init(&boundary.remote_heads);
 	refs_for_each_ref_ext(refs, note_own_copy, &boundary, &heads);
 	refs_for_each_ref_ext(refs, note_remote_head, &boundary, &remotes);
-	branch = branch_get(NULL);
-	upstream = branch ? branch_get_upstream(branch, NULL) : NULL;
-	if (upstream)
-		add_branch_upstream(&boundary, branch, upstream);
-	else
-		refs_for_each_ref_ext(refs, add_remote_branch, &boundary,
-				      &remotes);
+	refs_for_each_ref_ext(refs, add_remote_branch, &boundary, &remotes);
 	strset_clear(&boundary.own_copies);
 	strset_clear(&boundary.remote_heads);
 }
